@@ -1,0 +1,231 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+type validateOptions struct {
+	format  string
+	mode    string
+	kitArgs []string
+}
+
+func newValidateCmd(_ *rootOptions) *cobra.Command {
+	o := &validateOptions{}
+	cmd := &cobra.Command{
+		Use:   "validate [flags] PATH...",
+		Short: "Check kit sources against the v3 specification",
+		Long: `Validate checks kit sources against the Docker Sandboxes kit specification v3:
+the JSON Schema of the descriptor and every rule the schema cannot express
+(args, provides grammar, capability arity, inject domains within the network
+policy, recipe placement...). Every independent error is reported, with its
+file:line:col and the rule it breaks.
+
+PATH is a kit directory (the descriptor is <dirname>.yaml, the single *.yaml
+whose first line is "# syntax=docker/sandbox-kit:3", or a Dockerfile with a
+"# kit:" comment block) or a descriptor file.
+
+Modes:
+  authored   the source as written (default)
+  published  the descriptor as published in a kit image (no build-phase
+             references left, versioned provides, digests on listed kits)
+  effective  after expanding args as 'sbx create' does (--kit-arg values,
+             then defaults), judged strictly
+
+Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
+2 usage or I/O error (missing path, unreadable file).`,
+		Example: `  # validate the kit in the current directory
+  kitsmith validate .
+
+  # machine-readable output for several kits
+  kitsmith validate --format json kits/outside kits/inside
+
+  # judge the descriptor a sandbox would see with these args
+  kitsmith validate --mode effective --kit-arg port=8080 kits/inside`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	f.StringVar(&o.mode, "mode", "authored", "validation mode: authored, published or effective")
+	f.StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase arg value name=value for --mode effective (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"authored", "published", "effective"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
+	mode, err := spec.ParseMode(o.mode)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if o.format != "text" && o.format != "json" {
+		return usageErrorf("--format must be text or json, not %q", o.format)
+	}
+	kitArgs, err := parseKeyValues("--kit-arg", o.kitArgs)
+	if err != nil {
+		return err
+	}
+	if len(kitArgs) > 0 && mode != spec.ModeEffective {
+		return usageErrorf("--kit-arg only applies to --mode effective")
+	}
+	var results []validateResult
+	ioFailed := false
+	for _, p := range paths {
+		k, err := spec.LoadPath(p)
+		if err != nil {
+			fmt.Fprintf(errOut, "kitsmith: %v\n", err)
+			ioFailed = true
+			continue
+		}
+		rep := k.Validate(spec.WithMode(mode), spec.WithKitArgs(kitArgs))
+		results = append(results, validateResult{kit: k, report: rep})
+	}
+	if o.format == "json" {
+		if err := writeValidateJSON(out, results); err != nil {
+			return err
+		}
+	} else {
+		writeValidateText(out, results)
+	}
+	if ioFailed {
+		return &exitError{code: exitUsage}
+	}
+	for _, r := range results {
+		if !r.report.OK() {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+type validateResult struct {
+	kit    *spec.Kit
+	report *spec.Report
+}
+
+func parseKeyValues(flag string, list []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageErrorf("%s %q: write name=value", flag, kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func kindOf(k *spec.Kit) string {
+	if k.Descriptor == nil {
+		return ""
+	}
+	return k.Descriptor.Kind
+}
+
+// writeValidateText prints compiler-style diagnostics and a summary line.
+func writeValidateText(w io.Writer, results []validateResult) {
+	var nErr, nWarn, invalid int
+	for _, r := range results {
+		src := diag.Sources(r.kit.SourceFiles())
+		for _, e := range r.report.Errors {
+			writeDiagnostic(w, src, "error", e)
+		}
+		for _, e := range r.report.Warnings {
+			writeDiagnostic(w, src, "warning", e)
+		}
+		nErr += len(r.report.Errors)
+		nWarn += len(r.report.Warnings)
+		if !r.report.OK() {
+			invalid++
+		}
+	}
+	fmt.Fprintf(w, "%d kit%s checked: %d valid, %d invalid (%d error%s, %d warning%s)\n",
+		len(results), plural(len(results)), len(results)-invalid, invalid, nErr, plural(nErr), nWarn, plural(nWarn))
+}
+
+func writeDiagnostic(w io.Writer, src diag.Sources, sev string, e *spec.Error) {
+	pos := e.Range.Start.String()
+	if pos == "" {
+		pos = "kitsmith"
+	}
+	fmt.Fprintf(w, "%s: %s: %s", pos, sev, e.Msg)
+	if rule := e.Rule(); rule != "" {
+		fmt.Fprintf(w, " [%s]", rule)
+	}
+	fmt.Fprintln(w)
+	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok {
+		width := 0
+		if e.Range.End.Line == e.Range.Start.Line {
+			width = e.Range.End.Col - e.Range.Start.Col
+		}
+		diag.Excerpt(w, line, e.Range.Start.Col, width)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// The JSON output of validate: a designed shape, not internal structs.
+type validateJSON struct {
+	FormatVersion int               `json:"formatVersion"`
+	Kits          []validateKitJSON `json:"kits"`
+}
+
+type validateKitJSON struct {
+	Path     string              `json:"path"`
+	Stem     string              `json:"stem"`
+	Kind     string              `json:"kind"`
+	Form     string              `json:"form"`
+	Valid    bool                `json:"valid"`
+	Errors   []validateErrorJSON `json:"errors"`
+	Warnings []validateErrorJSON `json:"warnings"`
+}
+
+type validateErrorJSON struct {
+	Message string `json:"message"`
+	Field   string `json:"field"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Rule    string `json:"rule"`
+	Code    string `json:"code"`
+}
+
+func toErrorJSON(list spec.Errors) []validateErrorJSON {
+	out := make([]validateErrorJSON, 0, len(list))
+	for _, e := range list {
+		out = append(out, validateErrorJSON{
+			Message: e.Msg, Field: e.Field, File: e.Range.Start.File,
+			Line: e.Range.Start.Line, Column: e.Range.Start.Col, Rule: e.Rule(), Code: e.Code,
+		})
+	}
+	return out
+}
+
+func writeValidateJSON(w io.Writer, results []validateResult) error {
+	doc := validateJSON{FormatVersion: 1, Kits: []validateKitJSON{}}
+	for _, r := range results {
+		doc.Kits = append(doc.Kits, validateKitJSON{
+			Path: r.kit.Path, Stem: r.kit.Stem, Kind: kindOf(r.kit), Form: r.kit.Form.String(),
+			Valid: r.report.OK(), Errors: toErrorJSON(r.report.Errors), Warnings: toErrorJSON(r.report.Warnings),
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,365 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ResolveArgs checks the values supplied for the args of one phase and
+// fills in defaults. A name that is not declared, or declared for the other
+// phase, a required arg without a value, and a value outside the arg's enum
+// or pattern are errors. An optional arg without a value or default is
+// left out; a reference to it then fails at expansion.
+func ResolveArgs(args map[string]Arg, phase ArgPhase, supplied map[string]string) (map[string]string, Errors) {
+	var errs Errors
+	for _, name := range sortedKeys(supplied) {
+		a, ok := args[name]
+		switch {
+		case !ok:
+			errs = append(errs, &Error{Field: "args", Code: "arg-undeclared", Msg: fmt.Sprintf("kit arg %q is not declared by this kit", name)})
+		case a.Phase() != phase:
+			how := "--kit-arg (create phase)"
+			if a.Phase() == PhaseBuild {
+				how = "--build-arg (build phase)"
+			}
+			errs = append(errs, &Error{Field: field("args", name), Code: "arg-phase", Msg: fmt.Sprintf("kit arg %q is resolved in the %s phase; pass it with %s", name, a.Phase(), how)})
+		}
+	}
+	values := map[string]string{}
+	for _, name := range sortedKeys(args) {
+		a := args[name]
+		if a.Phase() != phase {
+			continue
+		}
+		val, ok := supplied[name]
+		if !ok {
+			switch {
+			case a.Required:
+				errs = append(errs, &Error{Field: field("args", name), Code: "required-arg-supplied", Ref: "SPEC-v3 §6/required-arg-supplied",
+					Msg: fmt.Sprintf("kit arg %q is required and no value was supplied", name)})
+				continue
+			case a.Default == nil:
+				continue
+			}
+			val = *a.Default
+		}
+		if err := a.Check(val); err != nil {
+			errs = append(errs, &Error{Field: field("args", name), Code: "arg-value", Msg: fmt.Sprintf("kit arg %q: %v", name, err)})
+			continue
+		}
+		values[name] = val
+	}
+	return values, errs
+}
+
+// Check reports whether val satisfies the arg's enum or pattern.
+func (a Arg) Check(val string) error {
+	if len(a.Enum) > 0 {
+		for _, e := range a.Enum {
+			if e == val {
+				return nil
+			}
+		}
+		return fmt.Errorf("value %q is not one of %s", val, joinQuoted(a.Enum))
+	}
+	if a.Pattern != "" {
+		re, err := regexp.Compile("^(?:" + a.Pattern + ")$")
+		if err != nil {
+			return fmt.Errorf("invalid pattern: %w", err)
+		}
+		if !re.MatchString(val) {
+			return fmt.Errorf("value %q does not match pattern %q", val, a.Pattern)
+		}
+	}
+	return nil
+}
+
+// expander substitutes the references of the args it owns.
+type expander struct {
+	args   map[string]Arg
+	values map[string]string
+	owns   func(name string) bool
+	phase  string
+}
+
+// replace substitutes owned references in s as text.
+func (x *expander) replace(s string) (string, error) {
+	var err error
+	out := argRef.ReplaceAllStringFunc(s, func(m string) string {
+		name := argRef.FindStringSubmatch(m)[1]
+		if !x.owns(name) {
+			return m
+		}
+		v, ok := x.values[name]
+		if !ok {
+			if err == nil {
+				err = fmt.Errorf("%s-phase kit arg %q has no resolved value", x.phase, name)
+			}
+			return m
+		}
+		return v
+	})
+	return out, err
+}
+
+// whole returns the arg name when s is exactly one owned reference.
+func (x *expander) whole(s string) (string, bool) {
+	m := argRef.FindStringSubmatchIndex(s)
+	if m == nil || m[0] != 0 || m[1] != len(s) {
+		return "", false
+	}
+	name := s[m[2]:m[3]]
+	return name, x.owns(name)
+}
+
+// typedScalar gives a whole-value substitution the type its text spells:
+// true/false, an integer or a decimal that round-trips exactly; anything
+// else stays a string.
+func typedScalar(s string) any {
+	switch s {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil && strconv.FormatInt(i, 10) == s {
+		return i
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && strconv.FormatFloat(f, 'f', -1, 64) == s {
+		return f
+	}
+	return s
+}
+
+// ExpandValue expands the references of both phases in the document's JSON
+// model, as at create time: keys as text, whole-value references with type
+// adoption (except volume size and mode, which stay strings), embedded
+// references as text. It returns a new tree.
+func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Errors) {
+	var errs Errors
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		volume := false
+		if typ, ok := t["type"].(string); ok && typ == TypeVolume {
+			volume = true
+		}
+		origin := map[string]string{}
+		for _, k := range sortedKeys(t) {
+			nk, err := x.replace(k)
+			if err != nil {
+				errs = append(errs, &Error{Field: field(path, k), Code: "arg-unresolved", Msg: err.Error()})
+			}
+			if prev, dup := origin[nk]; dup {
+				errs = append(errs, &Error{Field: field(path, k), Code: "expanded-key-collision-rejected", Ref: "SPEC-v3 §6/expanded-key-collision-rejected",
+					Msg: fmt.Sprintf("expansion collapses keys %q and %q onto %q", prev, k, nk)})
+				continue
+			}
+			origin[nk] = k
+			child := t[k]
+			if s, ok := child.(string); ok && inVolumeConfig && (k == "size" || k == "mode") {
+				ns, err := x.replace(s)
+				if err != nil {
+					errs = append(errs, &Error{Field: field(path, k), Code: "arg-unresolved", Msg: err.Error()})
+				}
+				out[nk] = ns
+				continue
+			}
+			nv, e := expandValue(child, x, volume && k == "config", field(path, k))
+			errs = append(errs, e...)
+			out[nk] = nv
+		}
+		return out, errs
+	case []any:
+		out := make([]any, len(t))
+		for i, c := range t {
+			nv, e := expandValue(c, x, false, field(path, i))
+			errs = append(errs, e...)
+			out[i] = nv
+		}
+		return out, errs
+	case string:
+		if name, ok := x.whole(t); ok {
+			val, have := x.values[name]
+			if !have {
+				return t, Errors{{Field: path, Code: "arg-unresolved", Msg: fmt.Sprintf("%s-phase kit arg %q has no resolved value", x.phase, name)}}
+			}
+			if envOpenerRE.MatchString(val) {
+				return t, Errors{{Field: path, Code: "arg-injects-env", Msg: "the value of kit arg " + strconv.Quote(name) + " holds a ${{ kit.env }} reference; arg values must not introduce environment references"}}
+			}
+			return typedScalar(val), nil
+		}
+		ns, err := x.replace(t)
+		if err != nil {
+			return t, Errors{{Field: path, Code: "arg-unresolved", Msg: err.Error()}}
+		}
+		if countEnv(ns) > countEnv(t) {
+			return t, Errors{{Field: path, Code: "arg-injects-env", Msg: "arg substitution introduces a ${{ kit.env }} reference; arg values must not introduce environment references"}}
+		}
+		return ns, nil
+	}
+	return v, nil
+}
+
+func countEnv(s string) int { return len(envOpenerRE.FindAllStringIndex(s, -1)) }
+
+// validateEffective expands the kit's args and judges the result.
+func (k *Kit) validateEffective(o options) *Report {
+	r := &Report{}
+	d := k.Descriptor
+	build, errs := ResolveArgs(d.Args, PhaseBuild, o.build)
+	create, errs2 := ResolveArgs(d.Args, PhaseCreate, o.kitArgs)
+	for _, e := range append(errs, errs2...) {
+		e.Range = k.PosOf(e.Field)
+		r.add(false, e)
+	}
+	values := map[string]string{}
+	for n, v := range build {
+		values[n] = v
+	}
+	for n, v := range create {
+		values[n] = v
+	}
+	x := &expander{args: d.Args, values: values, phase: "create", owns: func(name string) bool { _, ok := d.Args[name]; return ok }}
+	ev, xerrs := expandValue(k.value, x, false, "")
+	for _, e := range xerrs {
+		e.Range = k.PosOf(e.Field)
+		r.add(false, e)
+	}
+	if len(r.Errors) > 0 {
+		return r
+	}
+	schemaErrs := checkSchema(k.doc, ev)
+	ed := decodeDescriptor(ev)
+	if ed == nil {
+		r.Errors = append(r.Errors, schemaErrs...)
+		return r
+	}
+	v := &validator{k: k, d: ed, mode: ModeEffective, value: ev, schema: schemaErrs}
+	v.run()
+	r.merge(v.report())
+	var left []string
+	walkStrings(ev, func(s string) {
+		for _, m := range argRef.FindAllStringSubmatch(s, -1) {
+			left = append(left, m[1])
+		}
+	})
+	if len(left) > 0 {
+		sort.Strings(left)
+		r.add(false, &Error{Range: Range{Start: Pos{File: k.Path}}, Code: "effective-refs",
+			Msg: "the effective descriptor still references kit args " + strings.Join(left, ", ") + "; declare them or fix the names"})
+	}
+	return r
+}
+
+// expandNode expands owned references in a YAML node tree in place (the
+// build-phase rewrite): values adopt the type a whole reference spells,
+// keys and volume size/mode stay text, comments are expanded as text.
+func expandNode(n *yaml.Node, x *expander, volumeConfig bool, depth int) error {
+	if n == nil || depth > maxDepth {
+		return nil
+	}
+	for _, c := range []*string{&n.HeadComment, &n.LineComment, &n.FootComment} {
+		if *c != "" {
+			s, err := x.replace(*c)
+			if err != nil {
+				return err
+			}
+			*c = s
+		}
+	}
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := expandNode(c, x, false, depth+1); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		isVolume := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "type" && n.Content[i+1].Value == TypeVolume {
+				isVolume = true
+			}
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			if err := expandScalar(key, x, true); err != nil {
+				return err
+			}
+			if key.Tag != "!!merge" {
+				if seen[key.Value] {
+					return &Error{Code: "expanded-key-collision-rejected", Ref: "SPEC-v3 §6/expanded-key-collision-rejected",
+						Msg: fmt.Sprintf("build-phase expansion collapses two keys onto %q", key.Value)}
+				}
+				seen[key.Value] = true
+			}
+			textOnly := volumeConfig && (key.Value == "size" || key.Value == "mode")
+			if val.Kind == yaml.ScalarNode {
+				if err := expandScalar(val, x, textOnly); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := expandNode(val, x, isVolume && key.Value == "config", depth+1); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		return expandScalar(n, x, false)
+	}
+	return nil
+}
+
+func expandScalar(n *yaml.Node, x *expander, textOnly bool) error {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" || !argRef.MatchString(n.Value) {
+		return nil
+	}
+	if name, ok := x.whole(n.Value); ok && !textOnly {
+		val, have := x.values[name]
+		if !have {
+			return fmt.Errorf("%s-phase kit arg %q has no resolved value", x.phase, name)
+		}
+		switch t := typedScalar(val).(type) {
+		case bool:
+			n.SetString(val)
+			n.Tag, n.Style = "!!bool", 0
+		case int64:
+			n.SetString(val)
+			n.Tag, n.Style = "!!int", 0
+		case float64:
+			n.SetString(strconv.FormatFloat(t, 'f', -1, 64))
+			n.Tag, n.Style = "!!float", 0
+		default:
+			setString(n, val)
+		}
+		return nil
+	}
+	s, err := x.replace(n.Value)
+	if err != nil {
+		return err
+	}
+	setString(n, s)
+	return nil
+}
+
+// setString stores s in n as a string, quoting it when a plain scalar
+// would read as another type.
+func setString(n *yaml.Node, s string) {
+	style := n.Style
+	n.SetString(s)
+	n.Style = style
+	if style == 0 || style == yaml.FlowStyle {
+		var probe yaml.Node
+		if yaml.Unmarshal([]byte(s), &probe) != nil || len(probe.Content) != 1 || probe.Content[0].ShortTag() != "!!str" || s == "<<" || strings.Contains(s, "\n") {
+			n.Style = yaml.DoubleQuotedStyle
+		}
+	}
+}

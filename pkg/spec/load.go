@@ -1,0 +1,496 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// maxFileBytes bounds every kit file read besides the descriptor
+// (recipes, context bodies, comment-descriptor Dockerfiles).
+const maxFileBytes = 8 << 20
+
+// LoadOption configures Load and LoadPath.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	displayDir string
+	dirName    string
+}
+
+// WithDisplayDir sets the directory that display paths (Kit.Path, error
+// positions) are shown relative to. By default paths are shown as they are
+// inside the file system.
+func WithDisplayDir(dir string) LoadOption {
+	return func(o *loadOptions) { o.displayDir = dir }
+}
+
+// WithDirName sets the kit directory's own name, used to find
+// <dirname>.yaml when the directory is given as "." (its name is then
+// unknown to the file system).
+func WithDirName(name string) LoadOption {
+	return func(o *loadOptions) { o.dirName = name }
+}
+
+// LoadPath loads the kit at the operating-system path p, a kit directory or
+// a descriptor file. Files are read through an os.Root opened at the kit
+// directory, so no path or symbolic link can reach outside it. Display
+// paths are relative to p as given.
+func LoadPath(p string, opts ...LoadOption) (*Kit, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("loading kit: %w", err)
+	}
+	dir, name := p, "."
+	if !fi.IsDir() {
+		dir, name = filepath.Dir(p), filepath.Base(p)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("loading kit: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("loading kit: %w", err)
+	}
+	defer root.Close()
+	all := append([]LoadOption{WithDisplayDir(dir), WithDirName(filepath.Base(abs))}, opts...)
+	return Load(root.FS(), name, all...)
+}
+
+// Load loads a kit from fsys. name is a kit directory or a descriptor file
+// (a YAML descriptor, or a Dockerfile carrying a "# kit:" block). A
+// directory is searched as Locate describes.
+//
+// Load reads everything the kit needs (descriptor, recipe, context bodies)
+// and keeps no reference to fsys. It fails only when the kit cannot be
+// found or read; problems in the kit's content, YAML syntax errors
+// included, are reported by Validate, with positions.
+//
+// fsys should refuse paths that escape it (as os.Root's file system does):
+// Load rejects ".." and absolute paths itself but cannot see where a
+// symbolic link points.
+func Load(fsys fs.FS, name string, opts ...LoadOption) (*Kit, error) {
+	var o loadOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	name = path.Clean(name)
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("loading kit %s: %w", o.display(name), err)
+	}
+	dir, file := name, ""
+	if fi.IsDir() {
+		dirName := path.Base(name)
+		if name == "." {
+			dirName = o.dirName
+		}
+		if file, err = Locate(fsys, name, dirName); err != nil {
+			return nil, fmt.Errorf("loading kit %s: %w", o.display(name), err)
+		}
+	} else {
+		dir, file = path.Dir(name), name
+	}
+	l := loader{fsys: fsys, dir: dir, o: o}
+	return l.load(file)
+}
+
+func (o loadOptions) display(name string) string {
+	if o.displayDir == "" {
+		return name
+	}
+	return filepath.Join(o.displayDir, filepath.FromSlash(name))
+}
+
+// Parse decodes a YAML descriptor held in memory. name is used for
+// positions and for the stem. A companion recipe cannot be found this way;
+// an inline build: recipe is kept.
+func Parse(name string, src []byte) (*Kit, error) {
+	k := &Kit{Path: name, Dir: filepath.Dir(name), Stem: stemOf(name), Form: FormCompanion}
+	if len(src) > MaxDescriptorBytes {
+		k.problems.add(false, sizeError(k.Path, len(src)))
+		return k, nil
+	}
+	k.Source = src
+	k.addSource(name, src)
+	decode(k, src, nil)
+	if d := k.Descriptor; d != nil && d.Build != "" {
+		k.Form = FormInline
+		k.Recipe = inlineRecipe(k)
+	} else if d != nil && (d.Kind == KindSet || len(d.Kits) > 0) {
+		k.Form = FormSet
+	}
+	return k, nil
+}
+
+type loader struct {
+	fsys fs.FS
+	dir  string
+	o    loadOptions
+}
+
+func (l *loader) load(file string) (*Kit, error) {
+	k := &Kit{Path: l.o.display(file), Dir: l.o.display(l.dir), Stem: stemOf(file), Files: map[string][]byte{}}
+	if l.o.displayDir == "" && l.dir == "." {
+		k.Dir = "."
+	}
+	if isYAMLName(file) {
+		src, tooBig, err := readLimited(l.fsys, file, MaxDescriptorBytes)
+		if err != nil {
+			return nil, fmt.Errorf("loading kit: %w", err)
+		}
+		if tooBig >= 0 {
+			k.problems.add(false, sizeError(k.Path, tooBig))
+			return k, nil
+		}
+		k.Source = src
+		k.addSource(k.Path, src)
+		k.Form = FormCompanion
+		decode(k, src, nil)
+		l.recipe(k, file)
+	} else {
+		src, tooBig, err := readLimited(l.fsys, file, maxFileBytes)
+		if err != nil {
+			return nil, fmt.Errorf("loading kit: %w", err)
+		}
+		if tooBig >= 0 {
+			k.problems.add(false, &Error{Range: Range{Start: Pos{File: k.Path}}, Code: "file-too-large",
+				Msg: fmt.Sprintf("%s is %d bytes, over kitsmith's %d byte limit for a Dockerfile", k.Path, tooBig, maxFileBytes)})
+			return k, nil
+		}
+		block, lines, ok := ExtractComment(src)
+		if !ok {
+			return nil, fmt.Errorf("loading kit %s: %w: the file is not YAML and carries no %q comment block", k.Path, ErrNoKit, CommentMarker)
+		}
+		k.Form = FormComment
+		k.Source = block
+		k.addSource(k.Path, src)
+		if len(block) > MaxDescriptorBytes {
+			k.problems.add(false, sizeError(k.Path, len(block)))
+			return k, nil
+		}
+		decode(k, block, lines)
+		k.Recipe = &Recipe{Path: k.Path, Name: path.Base(file), Text: ContentRecipe(src)}
+	}
+	l.contextFiles(k)
+	return k, nil
+}
+
+func sizeError(file string, n int) *Error {
+	return &Error{Range: Range{Start: Pos{File: file, Line: 1, Col: 1}}, Code: "size-budget",
+		Msg: fmt.Sprintf("descriptor is %d bytes, over the %d byte budget; move bulk into layers", n, MaxDescriptorBytes)}
+}
+
+func isYAMLName(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// readLimited reads at most limit bytes of name. When the file is larger,
+// it returns its size as tooBig (without reading it whole); otherwise
+// tooBig is -1.
+func readLimited(fsys fs.FS, name string, limit int) (data []byte, tooBig int, err error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, -1, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		if !fi.Mode().IsRegular() {
+			return nil, -1, fmt.Errorf("%s is not a regular file", name)
+		}
+		if fi.Size() > int64(limit) {
+			return nil, int(fi.Size()), nil
+		}
+	}
+	data, err = io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, -1, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if len(data) > limit {
+		return nil, len(data), nil
+	}
+	return data, -1, nil
+}
+
+// decode parses src into k: the document with positions, the JSON data
+// model, and the typed descriptor. Problems are recorded in k.
+func decode(k *Kit, src []byte, lines []LineOrigin) {
+	var lm []lineMap
+	for _, o := range lines {
+		lm = append(lm, lineMap{line: o.Line, colOff: o.Offset})
+	}
+	if len(src) > WarnDescriptorBytes {
+		k.problems.add(true, &Error{Range: Range{Start: Pos{File: k.Path, Line: 1, Col: 1}}, Code: "size-budget",
+			Msg: fmt.Sprintf("descriptor is %d bytes, over the %d byte soft budget; move bulk (context bodies, scripts) into layers", len(src), WarnDescriptorBytes)})
+	}
+	doc, perr := parseDocument(k.Path, src, lm)
+	if perr != nil {
+		k.problems.add(false, perr)
+		return
+	}
+	k.doc = doc
+	v, errs := doc.value()
+	k.problems.Errors = append(k.problems.Errors, errs...)
+	if len(errs) > 0 {
+		return
+	}
+	k.schemaErrs = checkSchema(doc, v)
+	k.value = v
+	k.Descriptor = decodeDescriptor(v)
+}
+
+// decodeDescriptor fills a Descriptor from the JSON data model, leaving
+// fields of the wrong type zero (the schema reports them).
+func decodeDescriptor(v any) *Descriptor {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var d Descriptor
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&d); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return nil
+		}
+		// json.Unmarshal keeps going after a type error, so d holds every
+		// field that had the right type.
+	}
+	return &d
+}
+
+// recipe finds the companion recipe of a YAML descriptor.
+func (l *loader) recipe(k *Kit, file string) {
+	d := k.Descriptor
+	if d == nil {
+		return
+	}
+	companion := path.Join(path.Dir(file), k.Stem+".dockerfile")
+	_, statErr := fs.Stat(l.fsys, companion)
+	hasCompanion := statErr == nil
+	switch {
+	case d.Kind == KindSet || len(d.Kits) > 0:
+		k.Form = FormSet
+		if hasCompanion {
+			k.problems.add(false, newErrorf(k.KeyPosOf("kits"), "kits", "set-declares-no-recipe", "SPEC-v3 §3.4/set-declares-no-recipe",
+				"a set's content is its kits: list, but the companion recipe %s also exists; remove or rename it", path.Base(companion)))
+		}
+	case d.Build != "":
+		k.Form = FormInline
+		k.Recipe = inlineRecipe(k)
+		if hasCompanion {
+			k.problems.add(false, newErrorf(k.KeyPosOf("build"), "build", "one-recipe", "",
+				"build: is declared and the companion recipe %s also exists; a kit's content recipe lives in exactly one place", path.Base(companion)))
+		}
+	case d.Dockerfile != "":
+		name, ok := cleanRel(d.Dockerfile)
+		if !ok {
+			return // Validate reports dockerfile-inside-context
+		}
+		name = path.Join(path.Dir(file), name)
+		text, tooBig, err := readLimited(l.fsys, name, maxFileBytes)
+		switch {
+		case err != nil:
+			k.problems.add(false, newErrorf(k.PosOf("dockerfile"), "dockerfile", fileCode(err), fileRef(err),
+				"dockerfile: names %q, which %s", d.Dockerfile, describeFileErr(err)))
+		case tooBig >= 0:
+			k.problems.add(false, newErrorf(k.PosOf("dockerfile"), "dockerfile", "file-too-large", "",
+				"dockerfile: %q is %d bytes, over kitsmith's %d byte limit", d.Dockerfile, tooBig, maxFileBytes))
+		default:
+			k.Recipe = &Recipe{Path: l.o.display(name), Name: name, Text: text}
+			k.addSource(k.Recipe.Path, text)
+		}
+	case hasCompanion:
+		text, tooBig, err := readLimited(l.fsys, companion, maxFileBytes)
+		switch {
+		case err != nil:
+			k.problems.add(false, newErrorf(Range{Start: Pos{File: l.o.display(companion)}}, "", fileCode(err), fileRef(err),
+				"companion recipe %s %s", path.Base(companion), describeFileErr(err)))
+		case tooBig >= 0:
+			k.problems.add(false, newErrorf(Range{Start: Pos{File: l.o.display(companion)}}, "", "file-too-large", "",
+				"companion recipe %s is %d bytes, over kitsmith's %d byte limit", path.Base(companion), tooBig, maxFileBytes))
+		default:
+			k.Recipe = &Recipe{Path: l.o.display(companion), Name: companion, Text: text}
+			k.addSource(k.Recipe.Path, text)
+		}
+	}
+}
+
+func inlineRecipe(k *Kit) *Recipe {
+	r := &Recipe{Path: k.Path, Text: []byte(k.Descriptor.Build), Inline: true}
+	if k.doc == nil {
+		return r
+	}
+	_, n, ok := k.doc.find([]string{"build"})
+	if !ok || n == nil {
+		return r
+	}
+	r.lines = scalarLines(k.doc, n)
+	return r
+}
+
+// cleanRel cleans a path relative to the kit directory and reports whether
+// it stays inside it.
+func cleanRel(p string) (string, bool) {
+	if p == "" || strings.ContainsRune(p, 0) || path.IsAbs(p) || strings.HasPrefix(p, "\\") {
+		return "", false
+	}
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") || c == "." {
+		return "", false
+	}
+	return c, true
+}
+
+func fileCode(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "file-missing"
+	}
+	return "file-escapes"
+}
+
+func fileRef(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return "SPEC-v3 §4/dockerfile-inside-context"
+}
+
+func describeFileErr(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist in the kit directory"
+	case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"):
+		return "resolves outside the kit directory (a symbolic link points out of it); copy the file into the kit directory"
+	case errors.As(err, &pe):
+		return "cannot be read: " + pe.Err.Error()
+	}
+	return "cannot be read: " + err.Error()
+}
+
+// contextFiles reads the agent-context contentFile bodies the descriptor
+// names.
+func (l *loader) contextFiles(k *Kit) {
+	d := k.Descriptor
+	if d == nil {
+		return
+	}
+	for _, e := range d.Entries() {
+		if e.Type != TypeAgentContext || e.Config == nil {
+			continue
+		}
+		cf, ok := e.Config["contentFile"].(string)
+		if !ok || cf == "" || hasRef(cf) {
+			continue
+		}
+		f := field(e.Field(), "config", "contentFile")
+		name, ok := cleanRel(cf)
+		if !ok {
+			continue // Validate reports the path itself
+		}
+		full := path.Join(l.dir, name)
+		body, tooBig, err := readLimited(l.fsys, full, maxFileBytes)
+		switch {
+		case err != nil:
+			k.problems.add(false, newErrorf(k.PosOf(f), f, fileCode(err), "",
+				"contentFile %q %s", cf, describeFileErr(err)))
+		case tooBig >= 0:
+			k.problems.add(false, newErrorf(k.PosOf(f), f, "file-too-large", "",
+				"contentFile %q is %d bytes, over kitsmith's %d byte limit", cf, tooBig, maxFileBytes))
+		default:
+			k.Files[name] = body
+		}
+	}
+}
+
+// Locate returns the descriptor file of the kit directory dir in fsys
+// (SPEC-v3 §3): <dirName>.yaml (or .yml) when present; otherwise the single
+// *.yaml/*.yml file whose first line is the kit syntax line; otherwise the
+// single Dockerfile (Dockerfile, *.dockerfile, Dockerfile.*) carrying a
+// "# kit:" comment block. It fails with ErrNoKit when there is none and
+// ErrAmbiguousKit, listing the candidates, when there are several.
+func Locate(fsys fs.FS, dir, dirName string) (string, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return "", err
+	}
+	for _, ext := range []string{".yaml", ".yml"} {
+		if dirName == "" || dirName == "." {
+			break
+		}
+		for _, e := range entries {
+			if e.Name() == dirName+ext && !e.IsDir() {
+				return path.Join(dir, e.Name()), nil
+			}
+		}
+	}
+	var yamls, dockerfiles []string
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		switch {
+		case isYAMLName(name):
+			if first, err := firstLine(fsys, name); err == nil && isSyntaxLine(first) {
+				yamls = append(yamls, name)
+			}
+		case isDockerfileName(e.Name()):
+			if src, tooBig, err := readLimited(fsys, name, maxFileBytes); err == nil && tooBig < 0 {
+				if _, _, ok := ExtractComment(src); ok {
+					dockerfiles = append(dockerfiles, name)
+				}
+			}
+		}
+	}
+	for _, c := range [][]string{yamls, dockerfiles} {
+		switch len(c) {
+		case 0:
+			continue
+		case 1:
+			return c[0], nil
+		default:
+			slices.Sort(c)
+			return "", fmt.Errorf("%w in %s: %s; name the descriptor file explicitly or rename one after the directory (%s.yaml)",
+				ErrAmbiguousKit, dir, strings.Join(c, ", "), dirName)
+		}
+	}
+	return "", fmt.Errorf("%w in %s: expected %s.yaml, a *.yaml whose first line is %q, or a Dockerfile with a %q block",
+		ErrNoKit, dir, dirName, SyntaxLine, CommentMarker)
+}
+
+func isSyntaxLine(line string) bool {
+	line = strings.TrimSpace(line)
+	return line == SyntaxLine || line == RuntimeSyntaxLine
+}
+
+func isDockerfileName(name string) bool {
+	lower := strings.ToLower(name)
+	return lower == "dockerfile" || strings.HasSuffix(lower, ".dockerfile") || strings.HasPrefix(lower, "dockerfile.")
+}
+
+func firstLine(fsys fs.FS, name string) (string, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	return strings.TrimRight(line, "\r"), nil
+}

@@ -1,0 +1,210 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var defaultPrinter = message.NewPrinter(language.English)
+
+// describeField names a field for a message.
+func describeField(f string) string {
+	if f == "" {
+		return "the descriptor"
+	}
+	return f
+}
+
+// refFor returns the TCK case id a schema violation at loc belongs to, when
+// the specification names one.
+func refFor(loc []string, _ any) string {
+	n := len(loc)
+	if n == 0 {
+		return ""
+	}
+	switch loc[0] {
+	case "schemaVersion":
+		return "SPEC-v3 §4/schema-version-3"
+	case "args":
+		if n == 2 {
+			return "SPEC-v3 §6/arg-key-grammar"
+		}
+	case "kits":
+		if n >= 3 && loc[2] == "ref" {
+			return "SPEC-v3 §3.4/kit-published-reference"
+		}
+	case "capabilities":
+		last := loc[n-1]
+		switch {
+		case strings.Contains(strings.Join(loc, "/"), "/group"):
+			if last == "config" || last == "optional" {
+				return "SPEC-v3 §7.1.1/group-grammar"
+			}
+			return "SPEC-v3 §7.1.1/group-grammar"
+		case last == "name" && n == 3:
+			return "SPEC-v3 §7/name-round-trip"
+		}
+	}
+	return ""
+}
+
+// v2Hints explains v2 descriptor fields that v3 replaced (SPEC-v3 migration
+// table).
+var v2Hints = map[string]string{
+	"name":              "v3 has no name field: the kit is named by its file stem and its reference; remove it",
+	"sourceURL":         "the v3 spelling is sourceUrl",
+	"iconURL":           "the v3 spelling is iconUrl",
+	"sandbox":           "v3 takes the image from the recipe (FROM, ENTRYPOINT, CMD in the companion Dockerfile)",
+	"command":           "v3 takes the command from the recipe's ENTRYPOINT/CMD; the interactive command is lifecycle@1 interactive",
+	"environment":       "v3 sets environment variables with ENV in the recipe",
+	"permissions":       "v3 declares network access with a com.docker.sandbox/network-policy@1 capability, split by phase",
+	"credentials":       "v3 declares each credential as a com.docker.sandbox/credential@1 capability",
+	"volumes":           "v3 declares volumes as com.docker.sandbox/volume@1 capabilities",
+	"ports":             "v3 declares ports as com.docker.sandbox/port@1 capabilities (protocol is now transport)",
+	"setup":             "v3 runs setup as com.docker.sandbox/lifecycle@1 hooks",
+	"agentInstructions": "v3 ships agent instructions as a com.docker.sandbox/agent-context@1 capability",
+	"caps":              "v3 declares capabilities in the capabilities: list",
+}
+
+// fieldHint suggests what to write instead of an unknown key.
+func fieldHint(loc []string, key string, allowed []string) string {
+	if len(loc) == 0 {
+		if h, ok := v2Hints[key]; ok {
+			return h
+		}
+	}
+	if key == "onlyIfMissing" {
+		return "the v3 form is overwrite: false"
+	}
+	if key == "protocol" {
+		return "the v3 field is transport"
+	}
+	best, bestD := "", 3
+	for _, a := range allowed {
+		if strings.EqualFold(a, key) {
+			return fmt.Sprintf("did you mean %q? field names are case-sensitive", a)
+		}
+		if d := editDistance(strings.ToLower(a), strings.ToLower(key)); d < bestD {
+			best, bestD = a, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("did you mean %q?", best)
+	}
+	if len(allowed) > 0 && len(allowed) <= 12 {
+		return "allowed fields: " + strings.Join(allowed, ", ")
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// nameHint explains the grammar of map keys.
+func nameHint(loc []string) string {
+	if len(loc) > 0 && (loc[len(loc)-1] == "args" || loc[len(loc)-1] == "env") {
+		return "names must match ^[A-Za-z_][A-Za-z0-9_]*$ (a letter or underscore, then letters, digits or underscores)"
+	}
+	return "see the schema for the allowed key names"
+}
+
+// patternHint explains a pattern the value failed, from the schema's own
+// description of the field when it has one.
+func patternHint(s *schemaSet, schemaURL, pattern string) string {
+	if d := describeSchema(s, schemaURL); d != "" {
+		return "expected " + d
+	}
+	return "it must match " + pattern
+}
+
+// describeSchema returns the description of the schema at loc or of the
+// nearest enclosing schema that has one, stopping at a property boundary.
+func describeSchema(s *schemaSet, loc string) string {
+	for i := 0; i < 4 && loc != ""; i++ {
+		if sch := s.lookup(loc); sch != nil {
+			if sch.Description != "" {
+				return firstSentence(sch.Description)
+			}
+		}
+		base, frag, ok := strings.Cut(loc, "#")
+		if !ok || frag == "" {
+			return ""
+		}
+		toks := strings.Split(frag, "/")
+		last := toks[len(toks)-1]
+		if len(toks) >= 2 && toks[len(toks)-2] == "properties" {
+			return ""
+		}
+		cut := 1
+		if _, err := strconv.Atoi(last); err == nil {
+			cut = 2 // anyOf/0, oneOf/1…
+		}
+		if len(toks) <= cut {
+			return ""
+		}
+		loc = base + "#" + strings.Join(toks[:len(toks)-cut], "/")
+	}
+	return ""
+}
+
+func firstSentence(s string) string {
+	const limit = 240
+	if len(s) > limit {
+		if i := strings.LastIndex(s[:limit], ". "); i > 40 {
+			return s[:i+1]
+		}
+	}
+	return s
+}
+
+var capTypeInLoc = regexp.MustCompile(`capabilities/[^#]*?/([a-z0-9-]+@[0-9]+)\.schema\.json`)
+
+// falseSchemaMsg explains a field that may not be present at all.
+func falseSchemaMsg(root any, loc []string, what string) string {
+	n := len(loc)
+	if n > 0 && loc[n-1] == "config" {
+		if t, ok := valueAt(root, append(append([]string{}, loc[:n-1]...), "type")).(string); ok {
+			return fmt.Sprintf("%s takes no config; remove the config key (even config: {} or null is refused)", t)
+		}
+	}
+	if n > 0 && loc[n-1] == "optional" {
+		return fmt.Sprintf("%s: a group member must not state optional; put optional on the group", what)
+	}
+	return fmt.Sprintf("%s is not allowed here; remove it", what)
+}
+
+// notMsg explains a value a "not" forbids.
+func notMsg(s *schemaSet, schemaURL, what string, v any) string {
+	if str, ok := v.(string); ok && str == TypeSBX {
+		return fmt.Sprintf("%s is workload-only: a mixin's image config never becomes the composed image's; remove it or make the kit a workload", TypeSBX)
+	}
+	if d := describeSchema(s, schemaURL); d != "" {
+		return fmt.Sprintf("%s %s is not allowed here: %s", what, display(v), d)
+	}
+	return fmt.Sprintf("%s %s is not allowed here", what, display(v))
+}

@@ -1,0 +1,187 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Mode selects which form of the descriptor Validate judges (SPEC-v3 §9).
+type Mode int
+
+// Validation modes.
+const (
+	// ModeAuthored judges a kit source as its author wrote it: the whole
+	// grammar, the recipe and the files it names, every arg reference
+	// declared, no authored deb/ or apk/ provides, and inject domains
+	// within the network policy's allow lists.
+	ModeAuthored Mode = iota
+	// ModePublished judges the descriptor as published in a kit image: no
+	// build-phase references left, every provide versioned, kind never
+	// set, every listed kit pinned by digest.
+	ModePublished
+	// ModeEffective expands the kit's args (build-phase args from their
+	// defaults, create-phase args from WithKitArgs and their defaults) and
+	// judges the result strictly, as a runtime does at create time.
+	ModeEffective
+)
+
+// String returns the mode's name as the CLI spells it.
+func (m Mode) String() string {
+	switch m {
+	case ModePublished:
+		return "published"
+	case ModeEffective:
+		return "effective"
+	}
+	return "authored"
+}
+
+// ParseMode parses "authored", "published" or "effective".
+func ParseMode(s string) (Mode, error) {
+	for _, m := range []Mode{ModeAuthored, ModePublished, ModeEffective} {
+		if m.String() == s {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown validation mode %q: use authored, published or effective", s)
+}
+
+// Option configures Validate.
+type Option func(*options)
+
+type options struct {
+	mode    Mode
+	kitArgs map[string]string
+	build   map[string]string
+}
+
+// WithMode selects the validation mode. The default is ModeAuthored.
+func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
+
+// WithKitArgs supplies create-phase arg values (name → value) for
+// ModeEffective, as `sbx create --kit-arg` would.
+func WithKitArgs(args map[string]string) Option {
+	return func(o *options) { o.kitArgs = args }
+}
+
+// WithBuildArgs supplies build-phase arg values (kit arg name → value) for
+// ModeEffective; args without a value use their defaults.
+func WithBuildArgs(args map[string]string) Option {
+	return func(o *options) { o.build = args }
+}
+
+// Validate judges the kit and returns every independent problem found,
+// errors apart from warnings, sorted by position. It never returns nil.
+func (k *Kit) Validate(opts ...Option) *Report {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r := &Report{}
+	r.merge(&k.problems)
+	if k.Descriptor == nil {
+		r.sort()
+		return r
+	}
+	switch o.mode {
+	case ModeEffective:
+		r.merge(k.validateEffective(o))
+	default:
+		v := newValidator(k, k.Descriptor, o.mode)
+		v.run()
+		r.merge(v.report())
+	}
+	r.sort()
+	return r
+}
+
+// validator judges one decoded descriptor.
+type validator struct {
+	k    *Kit
+	d    *Descriptor
+	mode Mode
+	// semantic holds the problems found by Go checks; schema problems of
+	// the same field are dropped in their favour.
+	semantic Report
+	schema   Errors
+	// value is the JSON model the descriptor was decoded from.
+	value any
+}
+
+func newValidator(k *Kit, d *Descriptor, mode Mode) *validator {
+	return &validator{k: k, d: d, mode: mode, value: k.value, schema: k.schemaErrs}
+}
+
+// report merges schema errors with the semantic ones, preferring the
+// semantic message when both name the same field.
+func (v *validator) report() *Report {
+	r := &Report{Warnings: v.semantic.Warnings}
+	seen := map[string]bool{}
+	for _, e := range v.semantic.Errors {
+		seen[e.Field] = true
+	}
+	r.Errors = append(r.Errors, v.semantic.Errors...)
+	for _, e := range v.schema {
+		if e.Field != "" && seen[e.Field] {
+			continue
+		}
+		r.Errors = append(r.Errors, e)
+	}
+	return r
+}
+
+func (v *validator) run() {
+	declOnly := v.mode == ModePublished
+	v.checkKind()
+	v.checkIconURL()
+	v.checkNames()
+	v.checkCapabilities(declOnly)
+	v.checkArgs()
+	v.checkRecipe()
+	v.checkKits()
+	v.checkReferences()
+	switch v.mode {
+	case ModePublished:
+		v.checkPublished()
+	case ModeAuthored:
+		v.checkAuthoredProvides()
+		v.checkSource()
+	case ModeEffective:
+		v.checkEffective()
+		v.checkAuthoredProvides()
+	}
+}
+
+// errorf records an error at the value of field.
+func (v *validator) errorf(field, code, ref, format string, args ...any) {
+	v.semantic.add(false, newErrorf(v.k.PosOf(field), field, code, ref, format, args...))
+}
+
+// keyErrorf records an error at the key of field.
+func (v *validator) keyErrorf(field, code, ref, format string, args ...any) {
+	v.semantic.add(false, newErrorf(v.k.KeyPosOf(field), field, code, ref, format, args...))
+}
+
+// warnf records a warning at the value of field.
+func (v *validator) warnf(field, code, ref, format string, args ...any) {
+	v.semantic.add(true, newErrorf(v.k.PosOf(field), field, code, ref, format, args...))
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func joinQuoted(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}

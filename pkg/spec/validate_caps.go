@@ -1,0 +1,422 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+var (
+	typeRE      = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[a-z0-9]([a-z0-9-]*[a-z0-9])?@[1-9][0-9]*$`)
+	envOpenerRE = regexp.MustCompile(`\$\{\{\s*kit\.env\b`)
+)
+
+// blockEntry is an ordinary entry of a block with its real path.
+type blockEntry struct {
+	c Capability
+	f string // e.g. "capabilities[3]" or "capabilities[1].group.capabilities[0]"
+}
+
+// block is one arity scope: the top-level ordinary entries, or one group.
+type block struct {
+	entries []blockEntry
+	// state gathered while walking the block
+	defer_       bool
+	invalidCred  map[int]bool
+	singletons   map[string]string
+	exact        map[string]string
+	sshPhases    map[string]string
+	credKeys     map[string]string
+	acpAgents    map[string]string
+	ctxUndir     string
+	ctxBody      string
+	ctxProfiles  map[string]string
+	pathKeys     map[string]pathUse
+	skillsPaths  map[string]string
+	skillNames   map[string]string
+	ports        map[string]string
+	interactive  []string
+	interactiveF string
+	newSession   []string
+	newSessionF  string
+	sessionsList []string
+	aisList      []string
+	aisListF     string
+}
+
+type pathUse struct {
+	label string
+	f     string
+}
+
+func (v *validator) checkCapabilities(declOnly bool) {
+	grouped := false
+	var top []blockEntry
+	var groups [][]blockEntry
+	for i, c := range v.d.Capabilities {
+		at := field("capabilities", i)
+		if c.Group == nil {
+			top = append(top, blockEntry{c: c, f: at})
+			continue
+		}
+		grouped = true
+		var members []blockEntry
+		for j, m := range c.Group.Capabilities {
+			members = append(members, blockEntry{c: m, f: field(at, "group", "capabilities", j)})
+		}
+		groups = append(groups, members)
+	}
+	// Grouped descriptors are judged per block, declarations only: the
+	// cross-entry inject check waits for the selected composition.
+	declOnly = declOnly || grouped
+	v.checkBlock(top, declOnly)
+	for _, g := range groups {
+		v.checkBlock(g, declOnly)
+	}
+}
+
+func newBlock(entries []blockEntry) *block {
+	return &block{
+		entries: entries, invalidCred: map[int]bool{}, singletons: map[string]string{}, exact: map[string]string{},
+		sshPhases: map[string]string{}, credKeys: map[string]string{}, acpAgents: map[string]string{},
+		ctxProfiles: map[string]string{}, pathKeys: map[string]pathUse{}, skillsPaths: map[string]string{},
+		skillNames: map[string]string{}, ports: map[string]string{},
+	}
+}
+
+func (v *validator) checkBlock(entries []blockEntry, declOnly bool) {
+	b := newBlock(entries)
+	if v.d.Kind == KindMixin {
+		for _, e := range entries {
+			if e.c.Type == TypeSBX {
+				v.errorf(field(e.f, "type"), "sbx-workload-only", "",
+					"%s is workload-only: a mixin's image config never becomes the composed image's; remove it or make the kit a workload", TypeSBX)
+			}
+		}
+	}
+	skip := map[int]bool{}
+	for i, e := range entries {
+		if !v.checkEntryHead(b, i, e) {
+			skip[i] = true
+			continue
+		}
+		v.checkDedupKeys(b, e)
+		if parameterized(e.c) {
+			b.defer_ = true
+			v.checkPresence(b, e)
+			continue
+		}
+		v.checkTyped(b, i, e)
+	}
+	v.checkBlockTail(b, skip, declOnly)
+}
+
+// checkEntryHead runs the checks every entry gets; it reports false when
+// the entry must not be judged further.
+func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
+	c := e.c
+	if envKeyInConfig(c.Config) {
+		v.errorf(field(e.f, "config"), "env-ref-in-key", "", "kit.env references are not allowed in mapping keys; only config values are expanded")
+	}
+	if c.Type == "" || !typeRE.MatchString(c.Type) {
+		return false // the schema reports the type
+	}
+	dupSingleton := false
+	if IsSingleton(c.Type) {
+		if prev, ok := b.singletons[c.Type]; ok {
+			v.errorf(field(e.f, "type"), "singleton", "", "%s is already declared at %s; it may be declared once", c.Type, prev)
+			dupSingleton = true
+			if c.Type == TypeNetworkPolicy || c.Type == TypeNetworkPolicy2 {
+				b.defer_ = true
+			}
+		} else {
+			b.singletons[c.Type] = e.f
+		}
+	}
+	key := exactKey(c)
+	if prev, ok := b.exact[key]; ok {
+		if !dupSingleton {
+			v.errorf(e.f, "duplicate-entry", "", "this entry is identical to %s (type and config); remove one", prev)
+		}
+		b.invalidCred[i] = true
+		return false
+	}
+	b.exact[key] = e.f
+	if IsConfigless(c.Type) && c.HasConfig {
+		ref := ""
+		switch c.Type {
+		case TypeLongRunning:
+			ref = "long-running@1/no-config"
+		case TypeGitIdentity:
+			ref = "git-identity@1/no-config"
+		}
+		v.keyErrorf(field(e.f, "config"), "configless", ref, "%s takes no config; remove the config key (even config: {} or null is refused)", c.Type)
+	}
+	return true
+}
+
+// exactKey identifies an entry for exact-duplicate detection: its type and
+// a digest of its config. Labels do not count.
+func exactKey(c Capability) string {
+	if len(c.Config) == 0 {
+		return c.Type
+	}
+	b, err := json.Marshal(c.Config)
+	if err != nil {
+		return c.Type + "+unencodable"
+	}
+	sum := sha256.Sum256(b)
+	return c.Type + "+" + hex.EncodeToString(sum[:6])
+}
+
+// parameterized reports an entry whose config holds an arg reference
+// anywhere, or an env reference in a value; its typed checks wait for the
+// effective form.
+func parameterized(c Capability) bool {
+	if len(c.Config) == 0 {
+		return false
+	}
+	b, err := json.Marshal(c.Config)
+	if err != nil {
+		return false
+	}
+	if argRef.Match(b) {
+		return true
+	}
+	found := false
+	walkStrings(c.Config, func(s string) {
+		if envOpenerRE.MatchString(s) {
+			found = true
+		}
+	})
+	return found
+}
+
+func walkStrings(v any, fn func(string)) {
+	switch v := v.(type) {
+	case string:
+		fn(v)
+	case map[string]any:
+		for _, x := range v {
+			walkStrings(x, fn)
+		}
+	case []any:
+		for _, x := range v {
+			walkStrings(x, fn)
+		}
+	}
+}
+
+func envKeyInConfig(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if envOpenerRE.MatchString(k) || envKeyInConfig(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if envKeyInConfig(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func literal(s string) bool { return !argRef.MatchString(s) && !envOpenerRE.MatchString(s) }
+
+// checkDedupKeys applies the identity keys judged on literal values before
+// parameterized entries are set aside.
+func (v *validator) checkDedupKeys(b *block, e blockEntry) {
+	c, cfg := e.c, e.c.Config
+	switch c.Type {
+	case TypeSSHAgent:
+		var ph struct {
+			Phase Phases `json:"phase"`
+		}
+		if DecodeConfig(map[string]any{"phase": cfg["phase"]}, &ph) != nil {
+			return
+		}
+		for _, p := range ph.Phase {
+			if !literal(p) {
+				continue
+			}
+			if prev, ok := b.sshPhases[p]; ok && prev != e.f {
+				v.errorf(field(e.f, "config", "phase"), "ssh-agent-unique", "", "an ssh-agent for phase %q is already declared at %s", p, prev)
+			} else {
+				b.sshPhases[p] = e.f
+			}
+		}
+	case TypeCredential:
+		svc, ok := cfg["service"].(string)
+		if !ok || !literal(svc) {
+			return
+		}
+		var ph struct {
+			Phase Phases `json:"phase"`
+		}
+		if DecodeConfig(map[string]any{"phase": cfg["phase"]}, &ph) != nil {
+			return
+		}
+		for _, p := range ph.Phase {
+			if !literal(p) {
+				continue
+			}
+			k := svc + "\x00" + p
+			if prev, ok := b.credKeys[k]; ok && prev != e.f {
+				v.errorf(field(e.f, "config", "service"), "credential-unique", "", "a credential for service %q in phase %q is already declared at %s", svc, p, prev)
+			} else {
+				b.credKeys[k] = e.f
+			}
+		}
+	case TypeACP:
+		agent, ok := cfg["agent"].(string)
+		if !ok || !literal(agent) {
+			return
+		}
+		k := NormalizeName(agent)
+		if prev, ok := b.acpAgents[k]; ok {
+			v.errorf(field(e.f, "config", "agent"), "acp-agent-unique", "acp@1/agent-unique", "an acp@1 entry for agent %q is already declared at %s", agent, prev)
+		} else {
+			b.acpAgents[k] = e.f
+		}
+	case TypeAgentContext:
+		v.checkContextArity(b, e)
+	case TypeVolume, TypeHostMount:
+		p, ok := cfg["path"].(string)
+		if !ok || !literal(p) {
+			return
+		}
+		label, ref := "volume", "volume@1/no-silent-merge"
+		if c.Type == TypeHostMount {
+			label, ref = "host mount", "host-mount@1/no-silent-merge"
+		}
+		k := path.Clean(p)
+		if prev, ok := b.pathKeys[k]; ok {
+			if prev.label == label {
+				v.errorf(field(e.f, "config", "path"), "path-unique", ref, "a %s for %q is already declared at %s", label, p, prev.f)
+			} else {
+				v.errorf(field(e.f, "config", "path"), "path-unique", ref, "%s path %q is also declared as a %s at %s; a path is one or the other", label, p, prev.label, prev.f)
+			}
+			return
+		}
+		b.pathKeys[k] = pathUse{label: label, f: e.f}
+	}
+}
+
+func (v *validator) checkContextArity(b *block, e blockEntry) {
+	cfg := e.c.Config
+	f := field(e.f, "config")
+	dir, hasDir := cfg["directory"]
+	filename, _ := cfg["filename"].(string)
+	if !hasDir {
+		// (a mixin's filename without directory is refused by the schema)
+		if b.ctxUndir != "" {
+			v.errorf(field(e.f, "type"), "agent-context-unique", "", "an agent-context without a directory is already declared at %s; only explicit profiles (directory + filename) may repeat", b.ctxUndir)
+		} else {
+			b.ctxUndir = e.f
+		}
+	} else {
+		ds, ok := dir.(string)
+		switch {
+		case !ok:
+		case literal(ds) && (!strings.HasPrefix(ds, "/") || path.Clean(ds) != ds || strings.ContainsAny(ds, "\\\x00")):
+			v.errorf(field(f, "directory"), "agent-context-directory", "", "agent-context directory %q must be an absolute, canonical path", ds)
+		}
+		switch {
+		case filename == "":
+			v.errorf(field(f, "filename"), "agent-context-directory", "", "agent-context directory requires a filename in the same entry")
+		case literal(filename) && (filename == "." || filename == ".." || strings.ContainsAny(filename, "/\\\x00")):
+			v.errorf(field(f, "filename"), "agent-context-directory", "", "agent-context filename %q must be a single file name when directory is stated", filename)
+		}
+		if ok && filename != "" && literal(ds+filename) {
+			k := path.Join(ds, filename)
+			if prev, dup := b.ctxProfiles[k]; dup {
+				v.errorf(field(f, "directory"), "agent-context-unique", "", "agent-context profile %s is already declared at %s", k, prev)
+			} else {
+				b.ctxProfiles[k] = e.f
+			}
+		}
+	}
+	_, hasContent := cfg["content"]
+	_, hasFile := cfg["contentFile"]
+	if hasContent || hasFile {
+		if b.ctxBody != "" {
+			v.errorf(f, "agent-context-unique", "", "an agent-context body is already declared at %s; a kit contributes one body, which every profile indexes", b.ctxBody)
+		} else {
+			b.ctxBody = e.f
+		}
+	}
+	if hasContent && hasFile {
+		v.errorf(f, "agent-context-body", "", "agent-context states both content and contentFile; keep one")
+	}
+}
+
+// checkPresence applies the rules that hold before expansion to a
+// parameterized entry.
+func (v *validator) checkPresence(b *block, e blockEntry) {
+	c, cfg := e.c, e.c.Config
+	switch c.Type {
+	case TypeCredential:
+		var ph struct {
+			Phase Phases `json:"phase"`
+		}
+		if err := DecodeConfig(map[string]any{"phase": cfg["phase"]}, &ph); err == nil {
+			v.checkPhases(field(e.f, "config", "phase"), ph.Phase)
+		}
+	case TypeAgentSkill:
+		if p, ok := cfg["path"].(string); ok && literal(p) && !canonicalNonRoot(p) {
+			v.errorf(field(e.f, "config", "path"), "agent-skill", "", "skill path %q must be absolute and canonical, not the root", p)
+		}
+	}
+}
+
+func canonicalNonRoot(p string) bool {
+	return strings.HasPrefix(p, "/") && p != "/" && path.Clean(p) == p && !strings.ContainsRune(p, 0)
+}
+
+func (v *validator) checkPhases(f string, phases Phases) bool {
+	if len(phases) == 0 {
+		v.errorf(f, "phase", "", "phase must be install or runtime, or a non-empty list of distinct phases")
+		return false
+	}
+	seen := map[string]bool{}
+	for _, p := range phases {
+		if literal(p) && p != "install" && p != "runtime" {
+			v.errorf(f, "phase", "", "phase must be install or runtime, not %q", p)
+			return false
+		}
+		if seen[p] {
+			v.errorf(f, "phase", "", "phase %q is listed twice", p)
+			return false
+		}
+		seen[p] = true
+	}
+	return true
+}
+
+// checkBlockTail runs the cross-entry checks of a block.
+func (v *validator) checkBlockTail(b *block, skip map[int]bool, declOnly bool) {
+	one, two := b.singletons[TypeNetworkPolicy], b.singletons[TypeNetworkPolicy2]
+	if one != "" && two != "" {
+		v.errorf(field(two, "type"), "network-policy-version", "", "%s cannot be declared beside %s at %s; a kit states one network-policy version", TypeNetworkPolicy2, TypeNetworkPolicy, one)
+		b.defer_ = true
+	}
+	if b.newSession != nil && b.interactive != nil && !slices.Equal(b.newSession, b.interactive) {
+		v.errorf(field(b.newSessionF, "config", "newSession"), "new-session-matches-lifecycle-interactive", "agent-interactive-sessions@1/new-session-matches-lifecycle-interactive",
+			"newSession %q disagrees with lifecycle interactive %q at %s; they name the same launch", b.newSession, b.interactive, b.interactiveF)
+	}
+	if len(b.sessionsList) > 0 && len(b.aisList) > 0 && !slices.Equal(b.sessionsList, b.aisList) {
+		v.errorf(field(b.aisListF, "config", "list"), "sessions-list-agree", "",
+			"list %q differs from the agent-sessions list %q; both enumerate the same sessions, so they name one command", b.aisList, b.sessionsList)
+	}
+	if !b.defer_ && !declOnly {
+		v.checkInjectAllowed(b, skip)
+	}
+}

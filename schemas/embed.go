@@ -1,0 +1,27 @@
+// Package schemas holds the JSON Schema (draft 2020-12) of the Docker
+// Sandboxes kit descriptor, spec v3, and of every well-known capability
+// config, as files embedded in the binary.
+//
+// kit.schema.json describes the descriptor; each well-known capability type
+// <namespace>/<name>@<version> has its config schema at
+// capabilities/<namespace>/<name>@<version>.schema.json, referenced from
+// kit.schema.json by a relative $ref. Every file's $id is its URL under
+// BaseURL, so editors (yaml-language-server) resolve the references.
+package schemas
+
+import (
+	"embed"
+	"io/fs"
+)
+
+// BaseURL is the URL every schema's $id is relative to.
+const BaseURL = "https://raw.githubusercontent.com/kitsmith/kitsmith/main/schemas/"
+
+// Root is the path of the descriptor schema inside FS.
+const Root = "kit.schema.json"
+
+//go:embed kit.schema.json capabilities definitions
+var files embed.FS
+
+// FS returns the embedded schema files, rooted at this directory.
+func FS() fs.FS { return files }
