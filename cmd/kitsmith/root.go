@@ -78,6 +78,7 @@ failed build/check; 2 usage, configuration or I/O error.`,
 	})
 	root.AddCommand(
 		newValidateCmd(ro),
+		newLintCmd(ro),
 		newSchemaCmd(ro),
 		newVersionCmd(ro),
 	)

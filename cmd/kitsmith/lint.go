@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/internal/version"
+	"github.com/kitsmith/kitsmith/pkg/lint"
+	"github.com/kitsmith/kitsmith/pkg/lint/format"
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+type lintOptions struct {
+	format    string
+	failLevel string
+	config    string
+	enable    []string
+	disable   []string
+	listRules bool
+	recursive bool
+	files     bool
+}
+
+func newLintCmd(_ *rootOptions) *cobra.Command {
+	o := &lintOptions{}
+	cmd := &cobra.Command{
+		Use:   "lint [flags] PATH...",
+		Short: "Find the pitfalls that make a kit fail silently in a sandbox",
+		Long: `Lint reports everything validate reports (as spec/<rule> findings) plus the
+pitfalls that a valid kit can still fall into: proxy variables that bypass the
+sandbox proxy, host.docker.internal where the proxy only sees localhost, hook
+variables the hook's env: list does not declare, literal secrets, unpinned
+images, and more (kitsmith lint --list-rules).
+
+PATH is a kit directory, a descriptor file, or with --recursive a tree to
+search for kits. With --files, PATHs are changed files (as pre-commit passes
+them) and the kits containing them are linted.
+
+Configuration is read from .kitsmith.yaml, found upward from each kit (or
+--config): disable, enable, severity overrides and ignored paths. A finding is
+silenced inline with a comment on its line or the line above:
+
+  # kitsmith:ignore <rule-id>[,<rule-id>] <reason>
+
+Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
+2 usage, configuration or I/O error.`,
+		Example: `  kitsmith lint kits/inside
+  kitsmith lint --recursive --fail-level warning .
+  kitsmith lint --format sarif --recursive . > kitsmith.sarif
+  kitsmith lint --disable port-trust-boundary kits/outside
+  kitsmith lint --list-rules`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.listRules {
+				return listRules(cmd.OutOrStdout())
+			}
+			if len(args) == 0 {
+				return usageErrorf("lint needs a PATH (a kit directory, descriptor file, or a tree with --recursive)")
+			}
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(format.Names(), ", "))
+	f.StringVar(&o.failLevel, "fail-level", "error", "lowest severity that makes lint exit 1: error, warning or info")
+	f.StringVar(&o.config, "config", "", "configuration file (default: .kitsmith.yaml found upward from each kit)")
+	f.StringSliceVar(&o.enable, "enable", nil, "rule IDs to enable (repeatable, comma-separated)")
+	f.StringSliceVar(&o.disable, "disable", nil, "rule IDs to disable (repeatable, comma-separated)")
+	f.BoolVar(&o.listRules, "list-rules", false, "list the rules and exit")
+	f.BoolVarP(&o.recursive, "recursive", "r", false, "search PATH directories for kits")
+	f.BoolVar(&o.files, "files", false, "PATHs are changed files: lint the kits that contain them (pre-commit)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(format.Names(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("fail-level", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
+	ruleIDs := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var ids []string
+		for _, r := range append(lint.DefaultRules(), lint.MetaRules()...) {
+			ids = append(ids, r.ID+"\t"+r.Summary)
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
+	_ = cmd.RegisterFlagCompletionFunc("enable", ruleIDs)
+	_ = cmd.RegisterFlagCompletionFunc("disable", ruleIDs)
+	return cmd
+}
+
+func listRules(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tSUMMARY")
+	for _, r := range append(lint.DefaultRules(), lint.MetaRules()...) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
+	}
+	fmt.Fprintf(tw, "spec/<rule>\terror\tThe descriptor breaks the kit specification (what kitsmith validate reports).\n")
+	return tw.Flush()
+}
+
+func (o *lintOptions) run(ctx context.Context, out, errOut io.Writer, paths []string) error {
+	failLevel, err := lint.ParseSeverity(o.failLevel)
+	if err != nil {
+		return usageErrorf("--fail-level: %v", err)
+	}
+	fm, err := format.ByName(o.format, format.Options{ToolVersion: version.Get().Version, BaseDir: mustGetwd()})
+	if err != nil {
+		return usageErrorf("--format: %v", err)
+	}
+	kitPaths, err := o.kitPaths(paths)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var kits []*spec.Kit
+	for _, p := range kitPaths {
+		k, err := spec.LoadPath(p)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		kits = append(kits, k)
+	}
+	groups, err := o.configGroups(kits)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	res := &lint.Result{}
+	for _, g := range groups {
+		r, err := lint.Run(ctx, g.kits, lint.WithConfig(g.config))
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		res.Findings = append(res.Findings, r.Findings...)
+		res.Kits = append(res.Kits, r.Kits...)
+		res.Rules = r.Rules
+	}
+	sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Range.Start.Before(res.Findings[j].Range.Start) })
+	if t, ok := fm.(*format.Text); ok {
+		src := diag.Sources{}
+		for _, k := range kits {
+			for p, b := range k.SourceFiles() {
+				src[p] = b
+			}
+		}
+		t.Sources = src
+	}
+	if err := fm.Format(out, res); err != nil {
+		return err
+	}
+	if res.Fails(failLevel) {
+		return errFindings
+	}
+	return nil
+}
+
+type kitGroup struct {
+	config *lint.Config
+	kits   []*spec.Kit
+}
+
+// configGroups groups kits by the configuration that applies to them.
+func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
+	byPath := map[string]*kitGroup{}
+	var order []string
+	for _, k := range kits {
+		cfgPath := o.config
+		if cfgPath == "" {
+			p, err := lint.FindConfig(k.Dir)
+			if err != nil {
+				return nil, err
+			}
+			cfgPath = p
+		}
+		g, ok := byPath[cfgPath]
+		if !ok {
+			cfg := &lint.Config{}
+			if cfgPath != "" {
+				c, err := lint.LoadConfig(cfgPath)
+				if err != nil {
+					return nil, err
+				}
+				cfg = c
+			}
+			cfg.Enable = append(cfg.Enable, o.enable...)
+			cfg.Disable = append(cfg.Disable, o.disable...)
+			g = &kitGroup{config: cfg}
+			byPath[cfgPath] = g
+			order = append(order, cfgPath)
+		}
+		g.kits = append(g.kits, k)
+	}
+	out := make([]kitGroup, 0, len(order))
+	for _, p := range order {
+		out = append(out, *byPath[p])
+	}
+	return out, nil
+}
+
+// kitPaths turns the PATH arguments into kit paths (directories or
+// descriptor files), without duplicates.
+func (o *lintOptions) kitPaths(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		abs, _ := filepath.Abs(p)
+		if !seen[abs] {
+			seen[abs] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if o.files && errors.Is(err, fs.ErrNotExist) {
+				continue // a deleted file
+			}
+			return nil, err
+		}
+		switch {
+		case o.files:
+			if dir, ok := enclosingKit(p, fi.IsDir()); ok {
+				add(dir)
+			}
+		case fi.IsDir() && o.recursive:
+			found, err := findKits(p)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range found {
+				add(k)
+			}
+		default:
+			add(p)
+		}
+	}
+	if len(out) == 0 && !o.files {
+		return nil, fmt.Errorf("no kit found under %s", strings.Join(paths, ", "))
+	}
+	return out, nil
+}
+
+// enclosingKit returns the kit a changed file belongs to: the file itself
+// when it is a descriptor, else the nearest directory up to the working
+// directory that holds a kit.
+func enclosingKit(p string, isDir bool) (string, bool) {
+	if !isDir && isDescriptorFile(p) {
+		return p, true
+	}
+	dir := p
+	if !isDir {
+		dir = filepath.Dir(p)
+	}
+	stop, _ := os.Getwd()
+	for {
+		abs, _ := filepath.Abs(dir)
+		if _, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
+			return dir, true
+		}
+		if abs == stop || filepath.Dir(abs) == abs {
+			return "", false
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func isDescriptorFile(p string) bool {
+	dir := filepath.Dir(p)
+	abs, _ := filepath.Abs(dir)
+	found, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs))
+	return err == nil && found == filepath.Base(p)
+}
+
+// findKits walks root for kit directories.
+func findKits(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+			return filepath.SkipDir
+		}
+		abs, _ := filepath.Abs(p)
+		if _, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
+			out = append(out, p)
+		} else if errors.Is(err, spec.ErrAmbiguousKit) {
+			return err
+		}
+		return nil
+	})
+	return out, err
+}
+
+func mustGetwd() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return wd
+}

@@ -1,0 +1,55 @@
+package format
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/pkg/lint"
+)
+
+// Text writes compiler-style lines, "file:line:col: severity: message
+// [rule-id]", each followed by the source line and a caret, then a summary.
+type Text struct {
+	Sources Sources
+}
+
+// Format implements Formatter.
+func (t *Text) Format(w io.Writer, r *lint.Result) error {
+	for _, f := range r.Findings {
+		pos := f.Range.Start.String()
+		if pos == "" {
+			pos = f.Kit
+		}
+		if _, err := fmt.Fprintf(w, "%s: %s: %s [%s]\n", pos, f.Severity, f.Message, f.RuleID); err != nil {
+			return err
+		}
+		if t.Sources != nil {
+			if line, ok := t.Sources.Line(f.Range.Start.File, f.Range.Start.Line); ok {
+				width := 0
+				if f.Range.End.Line == f.Range.Start.Line {
+					width = f.Range.End.Col - f.Range.Start.Col
+				}
+				diag.Excerpt(w, line, f.Range.Start.Col, width)
+			}
+		}
+		if f.Fix != "" {
+			fmt.Fprintf(w, "    fix: %s\n", f.Fix)
+		}
+	}
+	_, err := fmt.Fprintf(w, "%s\n", Summary(r))
+	return err
+}
+
+// Summary is the one-line tally of a result.
+func Summary(r *lint.Result) string {
+	e, wn, i := r.Count(lint.SeverityError), r.Count(lint.SeverityWarning), r.Count(lint.SeverityInfo)
+	return fmt.Sprintf("%d kit%s linted: %d error%s, %d warning%s, %d info", len(r.Kits), plural(len(r.Kits)), e, plural(e), wn, plural(wn), i)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,238 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// Input is what rules see of one kit: the loaded kit with positions, its
+// recipe parsed with BuildKit's Dockerfile parser, and every lifecycle hook
+// and shell-like lifecycle file parsed with a real shell parser.
+type Input struct {
+	Kit *spec.Kit
+	// Recipe is the parsed content recipe, or nil.
+	Recipe *Dockerfile
+	// Hooks are every lifecycle install and startup hook, group members
+	// included.
+	Hooks []*Hook
+	// Files are every lifecycle file.
+	Files []*LifecycleFile
+	// Entries are the descriptor's ordinary capability entries, group
+	// members included.
+	Entries []spec.Entry
+
+	hasLongRunning bool
+}
+
+// Dockerfile is a parsed recipe.
+type Dockerfile struct {
+	AST *parser.Node
+	pos func(line, col int) spec.Pos
+}
+
+// Pos maps a recipe line (1-based) to a file position.
+func (d *Dockerfile) Pos(line, col int) spec.Pos { return d.pos(line, col) }
+
+// Instructions returns the recipe's instructions in order.
+func (d *Dockerfile) Instructions() []*parser.Node { return d.AST.Children }
+
+// Hook is a lifecycle install or startup hook.
+type Hook struct {
+	// Phase is "install" or "startup".
+	Phase string
+	// Index is the hook's position in its list.
+	Index int
+	// Field is the dotted path of the hook, e.g.
+	// "capabilities[2].config.install[0]".
+	Field string
+	spec.Hook
+	// Script is the shell script the hook runs, parsed; nil when the hook
+	// is an argv that runs a program directly.
+	Script *Script
+	// Argv is the argument vector of a direct exec hook.
+	Argv []string
+}
+
+// Declares reports whether the hook lists name in its env.
+func (h *Hook) Declares(name string) bool {
+	for _, e := range h.Env {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}
+
+// LifecycleFile is a file a lifecycle@1 entry writes.
+type LifecycleFile struct {
+	Index int
+	Field string
+	spec.File
+	// Script is the content parsed as shell when the file is shell-like
+	// (rc, profile, *.sh, env files); otherwise nil.
+	Script *Script
+}
+
+// NewInput parses what rules need from a loaded kit. Parse failures of a
+// hook or recipe leave that part nil; the spec and syntax checks report
+// them.
+func NewInput(k *spec.Kit) *Input {
+	in := &Input{Kit: k}
+	if k.Descriptor != nil {
+		in.Entries = k.Descriptor.Entries()
+	}
+	in.Recipe = parseRecipe(k)
+	for _, e := range in.Entries {
+		if e.Type == spec.TypeLongRunning {
+			in.hasLongRunning = true
+		}
+		if e.Type != spec.TypeLifecycle || e.Config == nil {
+			continue
+		}
+		var lc spec.Lifecycle
+		if spec.DecodeConfig(e.Config, &lc) != nil {
+			continue
+		}
+		cf := e.Field() + ".config"
+		for _, l := range []struct {
+			phase string
+			hooks []spec.Hook
+		}{{"install", lc.Install}, {"startup", lc.Startup}} {
+			for i, h := range l.hooks {
+				in.Hooks = append(in.Hooks, newHook(k, l.phase, i, fmt.Sprintf("%s.%s[%d]", cf, l.phase, i), h))
+			}
+		}
+		for i, f := range lc.Files {
+			lf := &LifecycleFile{Index: i, Field: fmt.Sprintf("%s.files[%d]", cf, i), File: f}
+			if shellLikeFile(f.Path) {
+				lf.Script = parseScript(f.Content, scalarPos(k, lf.Field+".content"))
+			}
+			in.Files = append(in.Files, lf)
+		}
+	}
+	return in
+}
+
+// HasLongRunning reports whether the kit declares long-running@1.
+func (in *Input) HasLongRunning() bool { return in.hasLongRunning }
+
+func newHook(k *spec.Kit, phase string, i int, field string, h spec.Hook) *Hook {
+	hk := &Hook{Phase: phase, Index: i, Field: field, Hook: h}
+	if h.Command.IsShell {
+		hk.Script = parseScript(h.Command.Shell, scalarPos(k, field+".command"))
+		return hk
+	}
+	argv := h.Command.Argv
+	if j := shellScriptArg(argv); j > 0 {
+		hk.Script = parseScript(argv[j], scalarPos(k, fmt.Sprintf("%s.command[%d]", field, j)))
+		return hk
+	}
+	hk.Argv = argv
+	return hk
+}
+
+// shellScriptArg returns the index of the script in an argv such as
+// ["bash", "-c", script] or ["/bin/sh", "-ec", script], or -1.
+func shellScriptArg(argv []string) int {
+	if len(argv) < 3 {
+		return -1
+	}
+	switch base := argv[0][strings.LastIndexByte(argv[0], '/')+1:]; base {
+	case "sh", "bash", "dash", "ash", "zsh":
+	default:
+		return -1
+	}
+	for j := 1; j < len(argv)-1; j++ {
+		a := argv[j]
+		if !strings.HasPrefix(a, "-") {
+			return -1
+		}
+		if strings.Contains(a, "c") && !strings.HasPrefix(a, "--") {
+			return j + 1
+		}
+	}
+	return -1
+}
+
+func shellLikeFile(p string) bool {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	switch {
+	case strings.HasSuffix(base, ".sh"), strings.HasSuffix(base, ".bash"), strings.HasSuffix(base, ".env"),
+		strings.HasSuffix(base, "rc"), strings.Contains(base, "profile"), base == "environment", base == ".env":
+		return true
+	}
+	return strings.Contains(p, "/profile.d/") || strings.Contains(p, "/env.d/")
+}
+
+// Script is a parsed shell script with a mapping back to the descriptor.
+type Script struct {
+	File   *syntax.File
+	Source string
+	pos    func(line, col int) spec.Pos
+}
+
+// Pos maps a position inside the script to the file it was written in.
+func (s *Script) Pos(p syntax.Pos) spec.Pos { return s.pos(int(p.Line()), int(p.Col())) }
+
+// parseScript parses src as a bash script. ${{ … }} placeholders are
+// replaced by same-length words first, so columns stay right.
+func parseScript(src string, pos func(line, col int) spec.Pos) *Script {
+	clean := maskPlaceholders(src)
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(clean), "")
+	if err != nil {
+		return nil
+	}
+	return &Script{File: f, Source: src, pos: pos}
+}
+
+// maskPlaceholders replaces each ${{ … }} with underscores of the same
+// length: a plain word to the shell parser.
+func maskPlaceholders(s string) string {
+	if !strings.Contains(s, "${{") {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] != '$' || b[i+1] != '{' || b[i+2] != '{' {
+			continue
+		}
+		end := bytes.Index(b[i:], []byte("}}"))
+		if end < 0 || bytes.IndexByte(b[i:i+end], '\n') >= 0 {
+			continue
+		}
+		for j := i; j < i+end+2; j++ {
+			b[j] = '_'
+		}
+		i += end + 1
+	}
+	return string(b)
+}
+
+// parseRecipe parses the kit's content recipe with BuildKit's parser.
+func parseRecipe(k *spec.Kit) *Dockerfile {
+	r := k.Recipe
+	if r == nil {
+		return nil
+	}
+	text := r.Text
+	pos := r.Pos
+	if k.Form == spec.FormComment {
+		// Parse the file itself: its first directive is only a comment to
+		// the parser, and its line numbers are the file's.
+		if src, ok := k.SourceFiles()[k.Path]; ok {
+			text = src
+			pos = func(line, col int) spec.Pos { return spec.Pos{File: k.Path, Line: line, Col: col} }
+		}
+	}
+	res, err := parser.Parse(bytes.NewReader(text))
+	if err != nil {
+		return nil
+	}
+	return &Dockerfile{AST: res.AST, pos: pos}
+}

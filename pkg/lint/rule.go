@@ -1,0 +1,163 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// Severity ranks a finding.
+type Severity int
+
+// Severities, from least to most severe.
+const (
+	SeverityInfo Severity = iota + 1
+	SeverityWarning
+	SeverityError
+)
+
+// String returns "info", "warning" or "error".
+func (s Severity) String() string {
+	switch s {
+	case SeverityInfo:
+		return "info"
+	case SeverityWarning:
+		return "warning"
+	case SeverityError:
+		return "error"
+	}
+	return "none"
+}
+
+// MarshalText writes the severity's name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// ParseSeverity parses "error", "warning" or "info".
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(s) {
+	case "error":
+		return SeverityError, nil
+	case "warning", "warn":
+		return SeverityWarning, nil
+	case "info", "note":
+		return SeverityInfo, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q: use error, warning or info", s)
+}
+
+var _ json.Marshaler = (*Finding)(nil)
+
+// Rule is one lint check.
+type Rule struct {
+	// ID is the rule's stable kebab-case identifier. It is never reused
+	// for another meaning.
+	ID string
+	// Severity is the default severity of the rule's findings.
+	Severity Severity
+	// Summary is one sentence, ending in a period, saying what the rule
+	// catches.
+	Summary string
+	// Rationale explains why it matters: what fails, and how silently.
+	Rationale string
+	// Fix says what to write instead.
+	Fix string
+	// Check inspects one kit and returns what it finds. RuleID and
+	// Severity of the returned findings are filled in by the runner.
+	Check func(in *Input) []Finding
+}
+
+// DocsBase is where rule documentation pages live; a rule's page is
+// DocsBase + ID + ".md".
+const DocsBase = "https://github.com/kitsmith/kitsmith/blob/main/docs/rules/"
+
+// HelpURI returns the URL of the rule's documentation page.
+func (r *Rule) HelpURI() string { return DocsBase + r.ID + ".md" }
+
+var ruleIDRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// Registry is an immutable set of rules, sorted by ID.
+type Registry struct {
+	rules []*Rule
+	byID  map[string]*Rule
+}
+
+// NewRegistry builds a registry. It refuses duplicate or malformed IDs,
+// rules without a Summary sentence or a Check, and rules without a
+// severity.
+func NewRegistry(rules ...*Rule) (*Registry, error) {
+	r := &Registry{byID: make(map[string]*Rule, len(rules))}
+	for _, rule := range rules {
+		switch {
+		case !ruleIDRE.MatchString(rule.ID):
+			return nil, fmt.Errorf("rule id %q is not kebab-case", rule.ID)
+		case strings.HasPrefix(rule.ID, "spec"):
+			return nil, fmt.Errorf("rule id %q: the spec/ prefix is reserved for specification errors", rule.ID)
+		case r.byID[rule.ID] != nil:
+			return nil, fmt.Errorf("rule id %q is registered twice", rule.ID)
+		case rule.Summary == "" || !strings.HasSuffix(rule.Summary, "."):
+			return nil, fmt.Errorf("rule %s: Summary must be one sentence ending in a period", rule.ID)
+		case rule.Check == nil:
+			return nil, fmt.Errorf("rule %s has no Check", rule.ID)
+		case rule.Severity < SeverityInfo || rule.Severity > SeverityError:
+			return nil, fmt.Errorf("rule %s has no severity", rule.ID)
+		}
+		r.byID[rule.ID] = rule
+		r.rules = append(r.rules, rule)
+	}
+	sort.Slice(r.rules, func(i, j int) bool { return r.rules[i].ID < r.rules[j].ID })
+	return r, nil
+}
+
+// Rules returns the registered rules, sorted by ID.
+func (r *Registry) Rules() []*Rule { return append([]*Rule(nil), r.rules...) }
+
+// Lookup returns the rule with the given ID.
+func (r *Registry) Lookup(id string) (*Rule, bool) {
+	rule, ok := r.byID[id]
+	return rule, ok
+}
+
+// Finding is one problem found in a kit.
+type Finding struct {
+	// RuleID is the rule that found it: a registered rule's ID, or
+	// "spec/<code>" for a specification error.
+	RuleID string
+	// Severity is the effective severity, after configuration.
+	Severity Severity
+	// Range is where the problem is.
+	Range spec.Range
+	// Message says what is wrong.
+	Message string
+	// Fix says what to change; empty when the message already does.
+	Fix string
+	// Kit is the display path of the kit's descriptor.
+	Kit string
+}
+
+// MarshalJSON writes the finding in the lint JSON format.
+func (f *Finding) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Rule     string `json:"rule"`
+		Severity string `json:"severity"`
+		Message  string `json:"message"`
+		File     string `json:"file"`
+		Line     int    `json:"line"`
+		Column   int    `json:"column"`
+		Fix      string `json:"fix,omitempty"`
+		Kit      string `json:"kit,omitempty"`
+	}{f.RuleID, f.Severity.String(), f.Message, f.Range.Start.File, f.Range.Start.Line, f.Range.Start.Col, f.Fix, f.Kit})
+}

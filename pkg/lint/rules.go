@@ -1,0 +1,133 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// DefaultRules returns kitsmith's built-in rules, sorted by ID.
+func DefaultRules() []*Rule {
+	return []*Rule{
+		argRefInComment,
+		backgroundWithoutLongRunning,
+		hookEnvUndeclared,
+		hookMissingDockerHost,
+		hookMissingProxyEnv,
+		hostDockerInternal,
+		licenseNotSPDX,
+		literalSecret,
+		missingMetadata,
+		mixedSpecVocabulary,
+		portTrustBoundary,
+		proxyEnvOverride,
+		unpinnedBaseImage,
+		unpinnedSetKit,
+		unsizedVolume,
+		wildcardAllow,
+	}
+}
+
+// at returns a finding at the value of a descriptor field.
+func (in *Input) at(field, format string, args ...any) Finding {
+	return Finding{Range: in.Kit.PosOf(field), Message: fmt.Sprintf(format, args...)}
+}
+
+// hostEntry is one host of a network-policy allow or deny list.
+type hostEntry struct {
+	Phase, List string // "install"/"runtime", "allow"/"deny"
+	Host        string
+	Field       string
+	Bounded     bool
+	Type        string
+}
+
+// networkHosts lists every host of every network-policy entry.
+func (in *Input) networkHosts() []hostEntry {
+	var out []hostEntry
+	for _, e := range in.Entries {
+		if e.Type != spec.TypeNetworkPolicy && e.Type != spec.TypeNetworkPolicy2 {
+			continue
+		}
+		var np spec.NetworkPolicy
+		if spec.DecodeConfig(e.Config, &np) != nil {
+			continue
+		}
+		for _, phase := range []string{"install", "runtime"} {
+			rules := np.Phase(phase)
+			if rules == nil {
+				continue
+			}
+			for _, l := range []struct {
+				name    string
+				entries []spec.NetworkEntry
+			}{{"allow", rules.Allow}, {"deny", rules.Deny}} {
+				for j, en := range l.entries {
+					f := fmt.Sprintf("%s.config.%s.%s[%d]", e.Field(), phase, l.name, j)
+					for h, host := range en.Hosts {
+						hf := f
+						if en.Object {
+							hf = fmt.Sprintf("%s.hosts[%d]", f, h)
+						}
+						out = append(out, hostEntry{Phase: phase, List: l.name, Host: host, Field: hf, Bounded: en.Bounded(), Type: e.Type})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// injectDomain is one credential inject rule.
+type injectDomain struct {
+	Service string
+	Phases  []string
+	Domain  string
+	Field   string
+}
+
+func (in *Input) injectDomains() []injectDomain {
+	var out []injectDomain
+	for _, e := range in.Entries {
+		if e.Type != spec.TypeCredential {
+			continue
+		}
+		var c spec.Credential
+		if spec.DecodeConfig(e.Config, &c) != nil || c.APIKey == nil {
+			continue
+		}
+		for j, inj := range c.APIKey.Inject {
+			out = append(out, injectDomain{Service: c.Service, Phases: c.Phase, Domain: inj.Domain,
+				Field: fmt.Sprintf("%s.config.apiKey.inject[%d].domain", e.Field(), j)})
+		}
+	}
+	return out
+}
+
+// hostOf strips a port (and brackets of an IPv6 literal) from a host entry.
+func hostOf(h string) string {
+	if strings.HasPrefix(h, "[") {
+		if i := strings.IndexByte(h, ']'); i > 0 {
+			return h[1:i]
+		}
+	}
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && strings.Count(h, ":") == 1 {
+		return h[:i]
+	}
+	return h
+}
+
+// portOf returns the port of a host:port entry, or "".
+func portOf(h string) string {
+	if strings.HasPrefix(h, "[") {
+		if i := strings.Index(h, "]:"); i > 0 {
+			return h[i+2:]
+		}
+		return ""
+	}
+	if strings.Count(h, ":") == 1 {
+		return h[strings.IndexByte(h, ':')+1:]
+	}
+	return ""
+}
