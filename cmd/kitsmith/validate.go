@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -164,13 +165,27 @@ func writeDiagnostic(w io.Writer, src diag.Sources, sev string, e *spec.Error) {
 		fmt.Fprintf(w, " [%s]", rule)
 	}
 	fmt.Fprintln(w)
-	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok {
+	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok && printable(line) {
 		width := 0
 		if e.Range.End.Line == e.Range.Start.Line {
 			width = e.Range.End.Col - e.Range.Start.Col
 		}
 		diag.Excerpt(w, line, e.Range.Start.Col, width)
 	}
+}
+
+// printable reports whether a source line can be shown as an excerpt:
+// valid UTF-8 without control characters (binary garbage is not shown).
+func printable(line string) bool {
+	if !utf8.ValidString(line) {
+		return false
+	}
+	for _, r := range line {
+		if r < ' ' && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func plural(n int) string {

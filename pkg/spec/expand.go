@@ -1,10 +1,10 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -22,7 +22,7 @@ func ResolveArgs(args map[string]Arg, phase ArgPhase, supplied map[string]string
 		a, ok := args[name]
 		switch {
 		case !ok:
-			errs = append(errs, &Error{Field: "args", Code: "arg-undeclared", Msg: fmt.Sprintf("kit arg %q is not declared by this kit", name)})
+			errs = append(errs, &Error{Field: "args", Code: "arg-undeclared", Msg: fmt.Sprintf("kit arg %q is not declared by this kit; remove the value or declare the arg under args:", name)})
 		case a.Phase() != phase:
 			how := "--kit-arg (create phase)"
 			if a.Phase() == PhaseBuild {
@@ -42,7 +42,7 @@ func ResolveArgs(args map[string]Arg, phase ArgPhase, supplied map[string]string
 			switch {
 			case a.Required:
 				errs = append(errs, &Error{Field: field("args", name), Code: "required-arg-supplied", Ref: "SPEC-v3 §6/required-arg-supplied",
-					Msg: fmt.Sprintf("kit arg %q is required and no value was supplied", name)})
+					Msg: fmt.Sprintf("kit arg %q is required and no value was supplied; supply one with %s", name, argFlag(phase, name))})
 				continue
 			case a.Default == nil:
 				continue
@@ -99,13 +99,29 @@ func (x *expander) replace(s string) (string, error) {
 		v, ok := x.values[name]
 		if !ok {
 			if err == nil {
-				err = fmt.Errorf("%s-phase kit arg %q has no resolved value", x.phase, name)
+				err = errors.New(unresolvedMsg(x.phase, name))
 			}
 			return m
 		}
 		return v
 	})
 	return out, err
+}
+
+func unresolvedMsg(phase, name string) string {
+	p := PhaseCreate
+	if phase == "build" {
+		p = PhaseBuild
+	}
+	return fmt.Sprintf("%s-phase kit arg %q has no resolved value; supply one with %s or give the arg a default", phase, name, argFlag(p, name))
+}
+
+// argFlag names the command-line flag that supplies a value for an arg.
+func argFlag(phase ArgPhase, name string) string {
+	if phase == PhaseBuild {
+		return "--build-arg " + name + "=…"
+	}
+	return "--kit-arg " + name + "=…"
 }
 
 // whole returns the arg name when s is exactly one owned reference.
@@ -158,7 +174,7 @@ func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Err
 			}
 			if prev, dup := origin[nk]; dup {
 				errs = append(errs, &Error{Field: field(path, k), Code: "expanded-key-collision-rejected", Ref: "SPEC-v3 §6/expanded-key-collision-rejected",
-					Msg: fmt.Sprintf("expansion collapses keys %q and %q onto %q", prev, k, nk)})
+					Msg: fmt.Sprintf("expansion collapses keys %q and %q onto %q; rename one so they stay distinct", prev, k, nk)})
 				continue
 			}
 			origin[nk] = k
@@ -188,7 +204,7 @@ func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Err
 		if name, ok := x.whole(t); ok {
 			val, have := x.values[name]
 			if !have {
-				return t, Errors{{Field: path, Code: "arg-unresolved", Msg: fmt.Sprintf("%s-phase kit arg %q has no resolved value", x.phase, name)}}
+				return t, Errors{{Field: path, Code: "arg-unresolved", Msg: unresolvedMsg(x.phase, name)}}
 			}
 			if envOpenerRE.MatchString(val) {
 				return t, Errors{{Field: path, Code: "arg-injects-env", Msg: "the value of kit arg " + strconv.Quote(name) + " holds a ${{ kit.env }} reference; arg values must not introduce environment references"}}
@@ -209,7 +225,12 @@ func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Err
 
 func countEnv(s string) int { return len(envOpenerRE.FindAllStringIndex(s, -1)) }
 
-// validateEffective expands the kit's args and judges the result.
+// validateEffective expands the kit's args as a runtime does at create
+// time and judges the result. Args whose value does not resolve (a
+// required arg without one, a value outside the enum or pattern) are
+// reported and their references left in place, so the entries holding
+// them are judged like parameterized ones and every other problem is
+// still found.
 func (k *Kit) validateEffective(o options) *Report {
 	r := &Report{}
 	d := k.Descriptor
@@ -226,35 +247,29 @@ func (k *Kit) validateEffective(o options) *Report {
 	for n, v := range create {
 		values[n] = v
 	}
-	x := &expander{args: d.Args, values: values, phase: "create", owns: func(name string) bool { _, ok := d.Args[name]; return ok }}
+	x := &expander{args: d.Args, values: values, phase: "create", owns: func(name string) bool {
+		a, ok := d.Args[name]
+		if !ok {
+			return false
+		}
+		_, resolved := values[name]
+		_, supplied := o.kitArgs[name]
+		_, suppliedBuild := o.build[name]
+		failed := !resolved && (supplied || suppliedBuild || a.Required || a.Default != nil)
+		return !failed
+	}}
 	ev, xerrs := expandValue(k.value, x, false, "")
 	for _, e := range xerrs {
 		e.Range = k.PosOf(e.Field)
 		r.add(false, e)
 	}
-	if len(r.Errors) > 0 {
-		return r
-	}
-	schemaErrs := checkSchema(k.doc, ev)
 	ed := decodeDescriptor(ev)
 	if ed == nil {
-		r.Errors = append(r.Errors, schemaErrs...)
 		return r
 	}
-	v := &validator{k: k, d: ed, mode: ModeEffective, value: ev, schema: schemaErrs}
+	v := &validator{k: k, d: ed, mode: ModeEffective, value: ev, schema: checkSchema(k.doc, ev)}
 	v.run()
 	r.merge(v.report())
-	var left []string
-	walkStrings(ev, func(s string) {
-		for _, m := range argRef.FindAllStringSubmatch(s, -1) {
-			left = append(left, m[1])
-		}
-	})
-	if len(left) > 0 {
-		sort.Strings(left)
-		r.add(false, &Error{Range: Range{Start: Pos{File: k.Path}}, Code: "effective-refs",
-			Msg: "the effective descriptor still references kit args " + strings.Join(left, ", ") + "; declare them or fix the names"})
-	}
 	return r
 }
 
@@ -297,7 +312,7 @@ func expandNode(n *yaml.Node, x *expander, volumeConfig bool, depth int) error {
 			if key.Tag != "!!merge" {
 				if seen[key.Value] {
 					return &Error{Code: "expanded-key-collision-rejected", Ref: "SPEC-v3 §6/expanded-key-collision-rejected",
-						Msg: fmt.Sprintf("build-phase expansion collapses two keys onto %q", key.Value)}
+						Msg: fmt.Sprintf("build-phase expansion collapses two keys onto %q; rename one so they stay distinct", key.Value)}
 				}
 				seen[key.Value] = true
 			}
@@ -325,7 +340,7 @@ func expandScalar(n *yaml.Node, x *expander, textOnly bool) error {
 	if name, ok := x.whole(n.Value); ok && !textOnly {
 		val, have := x.values[name]
 		if !have {
-			return fmt.Errorf("%s-phase kit arg %q has no resolved value", x.phase, name)
+			return errors.New(unresolvedMsg(x.phase, name))
 		}
 		switch t := typedScalar(val).(type) {
 		case bool:

@@ -17,33 +17,45 @@ var (
 	versionRE  = regexp.MustCompile(`^[0-9]+(\.[0-9A-Za-z-]+)*$`)
 )
 
+// NameError is a capability name that breaks the name grammar
+// (SPEC-v3 §5.1). Namespace reports whether the namespace is at fault
+// (not reverse-DNS, or a reserved single label), as opposed to the
+// name's spelling.
+type NameError struct {
+	Name      string
+	Namespace bool
+	msg       string
+}
+
+func (e *NameError) Error() string { return e.msg }
+
 // CheckName checks a capability name: bare, or namespace/base where the
 // namespace is reverse-DNS (SPEC-v3 §5.1) or one of the reserved deb and
-// apk namespaces.
+// apk namespaces. The error is a *NameError.
 func CheckName(name string) error {
 	ns, base, qualified := strings.Cut(name, "/")
 	if !qualified {
 		if !baseNameRE.MatchString(name) {
-			return fmt.Errorf("invalid capability name %q: a name is lowercase letters, digits and . + - (at most 64 characters), optionally after a reverse-DNS namespace and a slash", name)
+			return &NameError{Name: name, msg: fmt.Sprintf("invalid capability name %q: write lowercase letters, digits and . + - (at most 64 characters), optionally after a reverse-DNS namespace and a slash", name)}
 		}
 		return nil
 	}
 	if ns == "" || !nsCharsRE.MatchString(ns) || !baseNameRE.MatchString(base) {
-		return fmt.Errorf("invalid capability name %q: write name or namespace/name, lowercase", name)
+		return &NameError{Name: name, msg: fmt.Sprintf("invalid capability name %q: write name or namespace/name, lowercase", name)}
 	}
 	if len(ns) > 253 {
-		return fmt.Errorf("namespace of %q is %d characters; no domain is longer than 253", name, len(ns))
+		return &NameError{Name: name, Namespace: true, msg: fmt.Sprintf("namespace of %q is %d characters; no domain is longer than 253", name, len(ns))}
 	}
 	for _, l := range strings.Split(ns, ".") {
 		if !labelRE.MatchString(l) {
-			return fmt.Errorf("namespace %q in %q is not reverse-DNS: %q is not a label a domain can carry", ns, name, l)
+			return &NameError{Name: name, Namespace: true, msg: fmt.Sprintf("namespace %q in %q is not reverse-DNS: %q is not a label a domain can carry; write labels of letters, digits and dashes joined by single dots", ns, name, l)}
 		}
 	}
 	if ns == "deb" || ns == "apk" {
 		return nil
 	}
 	if !strings.Contains(ns, ".") {
-		return fmt.Errorf("namespace %q in %q is a single label, which the specification reserves; use a reverse-DNS namespace of your own, as in com.example/%s", ns, name, base)
+		return &NameError{Name: name, Namespace: true, msg: fmt.Sprintf("namespace %q in %q is a single label, which the specification reserves; use a reverse-DNS namespace of your own, as in com.example/%s", ns, name, base)}
 	}
 	return nil
 }
@@ -70,7 +82,7 @@ func CheckVersion(v string) error {
 		if strings.HasPrefix(v, "v") && versionRE.MatchString(v[1:]) {
 			hint = fmt.Sprintf("; drop the v prefix: %q", v[1:])
 		}
-		return fmt.Errorf("invalid version %q: a version is digits, then dot-separated segments (1.2.3, 2.0-rc1)%s", v, hint)
+		return fmt.Errorf("invalid version %q: write digits, then dot-separated segments, as in 1.2.3 or 2.0-rc1%s", v, hint)
 	}
 	return nil
 }
@@ -123,7 +135,7 @@ func ParseRequire(s string) (Require, error) {
 	}
 	name := strings.TrimSpace(s[:i])
 	if name == "" {
-		return Require{}, errors.New("missing capability name before the version constraint")
+		return Require{}, errors.New("missing capability name before the version constraint; write name >= version")
 	}
 	if err := CheckName(name); err != nil {
 		return Require{}, err
@@ -142,11 +154,16 @@ func ParseRequire(s string) (Require, error) {
 		if op == "" {
 			return Require{}, fmt.Errorf("%w, got %q", errNoOp, rest)
 		}
+		cur := rest
 		rest = rest[len(op):]
+		if t := strings.TrimLeft(rest, " "); t != "" && strings.ContainsRune("<>=", rune(t[0])) {
+			bad := cur[:len(cur)-len(strings.TrimLeft(cur, "<>= "))]
+			return Require{}, fmt.Errorf("%q is not a version operator; write >=, >, <=, < or =", strings.ReplaceAll(bad, " ", ""))
+		}
 		ver, next, more := strings.Cut(rest, ",")
 		ver = strings.TrimSpace(ver)
 		if ver == "" {
-			return Require{}, fmt.Errorf("constraint %q has no version", op)
+			return Require{}, fmt.Errorf("constraint %q has no version; write it as %s 1.2", op, op)
 		}
 		if err := CheckVersion(ver); err != nil {
 			return Require{}, fmt.Errorf("constraint %s %s: %w", op, ver, err)
@@ -156,7 +173,7 @@ func ParseRequire(s string) (Require, error) {
 			break
 		}
 		if strings.TrimSpace(next) == "" {
-			return Require{}, errors.New("trailing comma after the last constraint")
+			return Require{}, errors.New("trailing comma after the last constraint; remove it or add a constraint")
 		}
 		rest = next
 	}
@@ -235,14 +252,14 @@ func satisfiable(cs []Constraint) error {
 			continue
 		}
 		if pin != nil && CompareVersions(pin.Version, c.Version) != 0 {
-			return fmt.Errorf("unsatisfiable constraints: = %s and = %s", pin.Version, c.Version)
+			return fmt.Errorf("unsatisfiable constraints: = %s and = %s; no version satisfies both, so keep one", pin.Version, c.Version)
 		}
 		pin = c
 	}
 	if pin != nil {
 		for _, c := range cs {
 			if !c.holds(pin.Version) {
-				return fmt.Errorf("unsatisfiable constraints: = %s conflicts with %s %s", pin.Version, c.Op, c.Version)
+				return fmt.Errorf("unsatisfiable constraints: = %s conflicts with %s %s; no version satisfies both, so drop or loosen one", pin.Version, c.Op, c.Version)
 			}
 		}
 		return nil
@@ -265,9 +282,9 @@ func satisfiable(cs []Constraint) error {
 	for _, c := range cs {
 		if (c.Op == "<=" || c.Op == "<") && !c.holds(least) {
 			if loOp == ">=" && lo == "0" {
-				return fmt.Errorf("unsatisfiable constraint: no version is %s %s", c.Op, c.Version)
+				return fmt.Errorf("unsatisfiable constraint: no version is %s %s; loosen it", c.Op, c.Version)
 			}
-			return fmt.Errorf("unsatisfiable constraints: %s %s and %s %s", loOp, lo, c.Op, c.Version)
+			return fmt.Errorf("unsatisfiable constraints: %s %s and %s %s; no version satisfies both, so drop or loosen one", loOp, lo, c.Op, c.Version)
 		}
 	}
 	return nil

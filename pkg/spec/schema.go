@@ -252,6 +252,8 @@ func coerce(doc *document, root any, leaves []*jsonschema.ValidationError) bool 
 		}
 		var nv any
 		switch {
+		case t.Got == "null" && keepsNull(l.InstanceLocation):
+			continue
 		case t.Got == "null":
 			nv = deleteMarker{}
 		case contains(t.Want, "string") && (t.Got == "number" || t.Got == "integer" || t.Got == "boolean"):
@@ -286,6 +288,13 @@ func isLabel(loc []string) bool {
 		}
 	}
 	return false
+}
+
+// keepsNull reports a key whose null the reference decoder refuses rather
+// than reading as absent: an item's group and source.
+func keepsNull(loc []string) bool {
+	last := loc[len(loc)-1]
+	return len(loc) >= 3 && loc[0] == "capabilities" && (last == "group" || last == "source")
 }
 
 type deleteMarker struct{}
@@ -395,28 +404,41 @@ func schemaError(s *schemaSet, doc *document, root any, l *jsonschema.Validation
 		}
 		return out
 	case *kind.Required:
-		e.Code = "missing-field"
-		e.Range = at(loc, true)
-		names := make([]string, len(k.Missing))
-		for i, m := range k.Missing {
-			names[i] = strconv.Quote(m)
-		}
-		if len(names) == 1 {
-			e.Msg = fmt.Sprintf("%s is missing required field %s", what, names[0])
-		} else {
-			e.Msg = fmt.Sprintf("%s is missing required fields %s", what, strings.Join(names, ", "))
-		}
+		why := ""
 		if strings.Contains(l.SchemaURL, "/then") {
 			// a conditional requirement: say why, from the schema
 			if d := describeSchema(s, l.SchemaURL); d != "" {
-				e.Msg += ": " + d
+				why = ": " + d
 			}
 		}
+		var out Errors
+		for _, m := range k.Missing {
+			toks := append(append([]string{}, loc...), m)
+			if why == "" && requiredHints[m] != "" {
+				why = "; " + requiredHints[m]
+			}
+			out = append(out, &Error{Range: at(loc, true), Field: fieldOf(root, toks), Code: "missing-field", Ref: e.Ref,
+				Msg: fmt.Sprintf("%s is missing required field %q%s", what, m, why)})
+		}
+		return out
 	case *kind.Type:
 		e.Code = "wrong-type"
 		e.Msg = fmt.Sprintf("%s must be %s, not %s", what, typeList(k.Want), article(k.Got))
-		if k.Got == "string" && contains(k.Want, "integer") {
+		if k.Got == "null" {
+			e.Msg = fmt.Sprintf("%s is null; write %s, or remove the key", what, typeList(k.Want))
+		}
+		switch {
+		case k.Got == "string" && (contains(k.Want, "integer") || contains(k.Want, "number")):
 			e.Msg += "; write the number without quotes"
+		case k.Got == "string" && contains(k.Want, "boolean"):
+			e.Msg += "; write true or false without quotes"
+		case contains(k.Want, "string") && (k.Got == "number" || k.Got == "integer" || k.Got == "boolean"):
+			e.Msg += "; quote the value"
+		case contains(k.Want, "array") && len(k.Want) == 1:
+			e.Msg += "; write a list, as in [a, b]"
+		case k.Got == "object" && len(loc) == 6 && loc[0] == "capabilities" && loc[2] == "config" &&
+			valueAt(root, loc[:2]) != nil && valueAt(root, append(append([]string{}, loc[:2]...), "type")) == TypeNetworkPolicy:
+			e.Msg += "; network-policy@1 lists hosts as strings, and bounded entries need network-policy@2"
 		}
 	case *kind.Enum:
 		e.Code = "invalid-value"
@@ -448,7 +470,7 @@ func schemaError(s *schemaSet, doc *document, root any, l *jsonschema.Validation
 		e.Msg = fmt.Sprintf("%s must not be empty", what)
 	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum:
 		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s %s", what, l.ErrorKind.LocalizedString(nil))
+		e.Msg = fmt.Sprintf("%s %s", what, l.ErrorKind.LocalizedString(defaultPrinter))
 	case *kind.Not:
 		e.Code = "invalid-value"
 		e.Msg = notMsg(s, l.SchemaURL, what, valueAt(root, loc))
@@ -469,6 +491,9 @@ func schemaError(s *schemaSet, doc *document, root any, l *jsonschema.Validation
 		what = describeField(f)
 		e.Field = fieldOf(root, append(append([]string{}, loc...), k.Property))
 		e.Ref = refFor(append(append([]string{}, loc...), k.Property), nil)
+		if len(loc) == 1 && loc[0] == "args" {
+			e.Ref = "SPEC-v3 §6/arg-key-grammar"
+		}
 		e.Code = "invalid-value"
 		e.Range = at(append(append([]string{}, loc...), k.Property), true)
 		e.Msg = fmt.Sprintf("%s has an invalid key %q: %s", what, k.Property, nameHint(loc))
@@ -476,8 +501,13 @@ func schemaError(s *schemaSet, doc *document, root any, l *jsonschema.Validation
 		e.Code = "invalid-value"
 		e.Msg = fmt.Sprintf("%s matches more than one allowed form; state only one of them", what)
 	case *kind.DependentRequired:
-		e.Code = "missing-field"
-		e.Msg = fmt.Sprintf("%s states %q, which requires %s", what, k.Prop, quoteList(k.Missing))
+		var out Errors
+		for _, m := range k.Missing {
+			toks := append(append([]string{}, loc...), m)
+			out = append(out, &Error{Range: e.Range, Field: fieldOf(root, toks), Code: "missing-field", Ref: e.Ref,
+				Msg: fmt.Sprintf("%s states %q, which requires %q; add it or remove %q", what, k.Prop, m, k.Prop)})
+		}
+		return out
 	default:
 		e.Msg = fmt.Sprintf("%s is not valid: %s", what, l.ErrorKind.LocalizedString(defaultPrinter))
 	}

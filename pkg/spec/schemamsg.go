@@ -30,10 +30,6 @@ func refFor(loc []string, _ any) string {
 	switch loc[0] {
 	case "schemaVersion":
 		return "SPEC-v3 §4/schema-version-3"
-	case "args":
-		if n == 2 {
-			return "SPEC-v3 §6/arg-key-grammar"
-		}
 	case "kits":
 		if n >= 3 && loc[2] == "ref" {
 			return "SPEC-v3 §3.4/kit-published-reference"
@@ -41,16 +37,36 @@ func refFor(loc []string, _ any) string {
 	case "capabilities":
 		last := loc[n-1]
 		switch {
-		case strings.Contains(strings.Join(loc, "/"), "/group"):
-			if last == "config" || last == "optional" {
+		case n >= 3 && loc[2] == "group":
+			// the group's own fields and its members' place in it; not
+			// what the members' configs say
+			if n <= 4 || n == 6 && (last == "optional" || last == "group") {
 				return "SPEC-v3 §7.1.1/group-grammar"
 			}
-			return "SPEC-v3 §7.1.1/group-grammar"
+			if n == 6 && last == "name" {
+				return "SPEC-v3 §7/name-round-trip"
+			}
 		case last == "name" && n == 3:
 			return "SPEC-v3 §7/name-round-trip"
 		}
 	}
 	return ""
+}
+
+// requiredHints says what to write for a required field that is missing.
+var requiredHints = map[string]string{
+	"schemaVersion": `add schemaVersion: "3"`,
+	"kind":          "add kind: workload, mixin or set",
+	"type":          "add type: <namespace>/<name>@<version>, as in com.docker.sandbox/network-policy@1",
+	"ref":           "add ref: the registry reference the kit is published at",
+	"capabilities":  "list the group's members under capabilities:",
+	"config":        "add config: with the fields the type needs",
+	"phase":         "add phase: install, runtime, or a list of both",
+	"service":       "add service: the host credential store key, as in github",
+	"path":          "add path: an absolute path",
+	"domain":        "add domain: the host whose requests get the header",
+	"hosts":         "add hosts: the hosts the entry covers",
+	"command":       "add command: a shell string or an argv list",
 }
 
 // v2Hints explains v2 descriptor fields that v3 replaced (SPEC-v3 migration
@@ -203,8 +219,14 @@ func notMsg(s *schemaSet, schemaURL, what string, v any) string {
 	if str, ok := v.(string); ok && str == TypeSBX {
 		return fmt.Sprintf("%s is workload-only: a mixin's image config never becomes the composed image's; remove it or make the kit a workload", TypeSBX)
 	}
-	if d := describeSchema(s, schemaURL); d != "" {
-		return fmt.Sprintf("%s %s is not allowed here: %s", what, display(v), d)
+	shown := ""
+	switch v.(type) {
+	case map[string]any, []any:
+	default:
+		shown = " " + display(v)
 	}
-	return fmt.Sprintf("%s %s is not allowed here", what, display(v))
+	if d := describeSchema(s, schemaURL); d != "" {
+		return fmt.Sprintf("%s%s is not allowed here: %s", what, shown, d)
+	}
+	return fmt.Sprintf("%s%s is not allowed here", what, shown)
 }

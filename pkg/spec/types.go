@@ -25,6 +25,14 @@ const (
 	TypeKitRegistry              = "com.docker.sandbox/kit-registry@1"
 )
 
+// knownTypes lists the well-known types, newest version last.
+var knownTypes = []string{
+	TypeNetworkPolicy, TypeNetworkPolicy2, TypeCredential, TypeSSHAgent, TypeVolume, TypeHostMount,
+	TypePort, TypeUSBDevice, TypeResources, TypePrivileged, TypeLongRunning, TypeLifecycle,
+	TypeAgentContext, TypeAgentSessions, TypeAgentInteractiveSessions, TypeAgentSkills, TypeAgentSkill,
+	TypeACP, TypeSBX, TypeGitIdentity, TypeKitRegistry,
+}
+
 // configless lists the types that take no config key at all.
 var configless = map[string]bool{
 	TypePrivileged: true, TypeKitRegistry: true, TypeSBX: true, TypeLongRunning: true, TypeGitIdentity: true,

@@ -20,9 +20,15 @@ const (
 	// build-phase references left, every provide versioned, kind never
 	// set, every listed kit pinned by digest.
 	ModePublished
-	// ModeEffective expands the kit's args (build-phase args from their
-	// defaults, create-phase args from WithKitArgs and their defaults) and
-	// judges the result strictly, as a runtime does at create time.
+	// ModeEffective expands the kit's args (build-phase args from
+	// WithBuildArgs and their defaults, create-phase args from WithKitArgs
+	// and their defaults) structurally, as a runtime does at create time,
+	// and judges the result strictly, inject domains included. Two
+	// things stay with the runtime, which alone knows them: group
+	// selection (groups are judged as declarations, each its own block,
+	// as SPEC-v3 §7.1.1/validate-expanded-declarations does) and the final
+	// container environment (an entry holding ${{ kit.env.NAME }} keeps
+	// its value checks for then).
 	ModeEffective
 )
 
@@ -107,28 +113,81 @@ type validator struct {
 	schema   Errors
 	// value is the JSON model the descriptor was decoded from.
 	value any
+	// typed lists the entries (by field) whose config got the typed
+	// checks of its well-known type.
+	typed []string
+	// suppressed lists fields at and under which schema errors restate
+	// a problem a Go check reported.
+	suppressed []string
 }
 
 func newValidator(k *Kit, d *Descriptor, mode Mode) *validator {
 	return &validator{k: k, d: d, mode: mode, value: k.value, schema: k.schemaErrs}
 }
 
-// report merges schema errors with the semantic ones, preferring the
-// semantic message when both name the same field.
+// report merges schema errors with the semantic ones. A problem that both
+// the schema and a Go check see is reported once, with the Go message,
+// which names the rule and the fix: see restated.
 func (v *validator) report() *Report {
 	r := &Report{Warnings: v.semantic.Warnings}
-	seen := map[string]bool{}
-	for _, e := range v.semantic.Errors {
-		seen[e.Field] = true
-	}
 	r.Errors = append(r.Errors, v.semantic.Errors...)
 	for _, e := range v.schema {
-		if e.Field != "" && seen[e.Field] {
-			continue
+		if !v.restated(e) {
+			r.Errors = append(r.Errors, e)
 		}
-		r.Errors = append(r.Errors, e)
 	}
 	return r
+}
+
+// restated reports whether the schema error e says again what a Go check
+// already reported: a Go error on the same field; a Go error on an
+// enclosing field (a list or object the schema judged item by item),
+// unless e is about the shape (an unknown field or a wrong type, which a
+// Go check never restates); any schema error but a shape error inside
+// the config of a well-known entry the Go checks found fault with (they
+// judge every value rule of the type); and a field a check explicitly
+// suppressed.
+func (v *validator) restated(e *Error) bool {
+	shape := e.Code == "unknown-field" || e.Code == "wrong-type"
+	for _, s := range v.suppressed {
+		if underField(e.Field, s) {
+			return true
+		}
+	}
+	for _, se := range v.semantic.Errors {
+		if se.Field == "" {
+			continue
+		}
+		if e.Field == se.Field || !shape && underField(e.Field, se.Field) {
+			return true
+		}
+	}
+	if shape {
+		return false
+	}
+	for _, f := range v.typed {
+		if !underField(e.Field, f+".config") {
+			continue
+		}
+		for _, se := range v.semantic.Errors {
+			if underField(se.Field, f+".config") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// suppress drops the schema errors at or under field f ("" is the
+// document itself, not its fields).
+func (v *validator) suppress(f string) { v.suppressed = append(v.suppressed, f) }
+
+// underField reports whether the dotted path f is p or lies under it.
+func underField(f, p string) bool {
+	if p == "" {
+		return f == ""
+	}
+	return f == p || strings.HasPrefix(f, p+".") || strings.HasPrefix(f, p+"[")
 }
 
 func (v *validator) run() {
@@ -148,7 +207,6 @@ func (v *validator) run() {
 		v.checkAuthoredProvides()
 		v.checkSource()
 	case ModeEffective:
-		v.checkEffective()
 		v.checkAuthoredProvides()
 	}
 }

@@ -35,7 +35,7 @@ type block struct {
 	ctxUndir     string
 	ctxBody      string
 	ctxProfiles  map[string]string
-	pathKeys     map[string]pathUse
+	pathKeys     map[string]string
 	skillsPaths  map[string]string
 	skillNames   map[string]string
 	ports        map[string]string
@@ -46,11 +46,6 @@ type block struct {
 	sessionsList []string
 	aisList      []string
 	aisListF     string
-}
-
-type pathUse struct {
-	label string
-	f     string
 }
 
 func (v *validator) checkCapabilities(declOnly bool) {
@@ -70,6 +65,7 @@ func (v *validator) checkCapabilities(declOnly bool) {
 		}
 		groups = append(groups, members)
 	}
+	v.checkGroupGrammar()
 	// Grouped descriptors are judged per block, declarations only: the
 	// cross-entry inject check waits for the selected composition.
 	declOnly = declOnly || grouped
@@ -79,11 +75,57 @@ func (v *validator) checkCapabilities(declOnly bool) {
 	}
 }
 
+// checkGroupGrammar applies the group rules (SPEC-v3 §7.1.1/group-grammar)
+// with messages that say what to write: a group is an object with at
+// least one member, a group item states nothing but group and source,
+// groups do not nest, members do not state optional. The schema's
+// restatements of the same problems are suppressed.
+func (v *validator) checkGroupGrammar() {
+	root, _ := v.value.(map[string]any)
+	items, _ := root["capabilities"].([]any)
+	const ref = "SPEC-v3 §7.1.1/group-grammar"
+	for i, it := range items {
+		m, _ := it.(map[string]any)
+		g, has := m["group"]
+		if !has {
+			continue
+		}
+		at := field("capabilities", i)
+		if g == nil {
+			v.errorf(field(at, "group"), "group-grammar", ref, "group must be an object listing its members: write group: {capabilities: [...]}")
+			v.suppress(at)
+			continue
+		}
+		for _, k := range []string{"type", "name", "description", "optional", "config"} {
+			if _, ok := m[k]; ok {
+				v.keyErrorf(field(at, k), "group-grammar", ref, "a group item states only group (and source); move %s into a member of the group or into an entry of its own", k)
+			}
+		}
+		gm, _ := g.(map[string]any)
+		members, isList := gm["capabilities"].([]any)
+		if isList && len(members) == 0 {
+			v.errorf(field(at, "group", "capabilities"), "group-grammar", ref, "group lists no members; add its entries under capabilities:, or remove the group")
+		}
+		for j, mem := range members {
+			mm, _ := mem.(map[string]any)
+			mf := field(at, "group", "capabilities", j)
+			if _, nested := mm["group"]; nested {
+				v.keyErrorf(field(mf, "group"), "group-grammar", ref, "groups do not nest: list this group's entries directly in the enclosing group, or make it a top-level group")
+				v.suppress(mf)
+				continue
+			}
+			if _, ok := mm["optional"]; ok {
+				v.keyErrorf(field(mf, "optional"), "group-grammar", ref, "a group member must not state optional, not even false; set optional on the group")
+			}
+		}
+	}
+}
+
 func newBlock(entries []blockEntry) *block {
 	return &block{
 		entries: entries, invalidCred: map[int]bool{}, singletons: map[string]string{}, exact: map[string]string{},
 		sshPhases: map[string]string{}, credKeys: map[string]string{}, acpAgents: map[string]string{},
-		ctxProfiles: map[string]string{}, pathKeys: map[string]pathUse{}, skillsPaths: map[string]string{},
+		ctxProfiles: map[string]string{}, pathKeys: map[string]string{}, skillsPaths: map[string]string{},
 		skillNames: map[string]string{}, ports: map[string]string{},
 	}
 }
@@ -119,16 +161,27 @@ func (v *validator) checkBlock(entries []blockEntry, declOnly bool) {
 // the entry must not be judged further.
 func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 	c := e.c
-	if envKeyInConfig(c.Config) {
-		v.errorf(field(e.f, "config"), "env-ref-in-key", "", "kit.env references are not allowed in mapping keys; only config values are expanded")
+	if k := envKeyIn(c.Config, field(e.f, "config"), 0); k != "" {
+		v.keyErrorf(k, "env-ref-in-key", "", "${{ kit.env }} references are not allowed in mapping keys; write the key literally (only config values are expanded)")
 	}
-	if c.Type == "" || !typeRE.MatchString(c.Type) {
-		return false // the schema reports the type
+	if c.Source != nil && c.Source.Path == "" {
+		v.errorf(field(e.f, "source", "path"), "source-path", "", "source.path is empty; write where the entry was declared in the contributing kit, as in capabilities[2], or remove source")
+	}
+	if c.Type == "" {
+		return false // the schema reports the missing type
+	}
+	if !typeRE.MatchString(c.Type) {
+		v.errorf(field(e.f, "type"), "type-grammar", "", "type %q is not <namespace>/<name>@<version>%s", c.Type, typeHint(c.Type))
+		return false
+	}
+	if c.Type == TypePrivileged && c.Description == "" {
+		v.warnf(e.f, "privileged-description", "privileged@1/description-says-why",
+			"privileged@1 should say why the kit needs elevated execution; add a description, which is shown when the user is asked to grant it")
 	}
 	dupSingleton := false
 	if IsSingleton(c.Type) {
 		if prev, ok := b.singletons[c.Type]; ok {
-			v.errorf(field(e.f, "type"), "singleton", "", "%s is already declared at %s; it may be declared once", c.Type, prev)
+			v.errorf(field(e.f, "type"), "singleton", "", "%s is already declared at %s; it may be declared once per block, so merge the two entries or remove one", c.Type, prev)
 			dupSingleton = true
 			if c.Type == TypeNetworkPolicy || c.Type == TypeNetworkPolicy2 {
 				b.defer_ = true
@@ -211,22 +264,45 @@ func walkStrings(v any, fn func(string)) {
 	}
 }
 
-func envKeyInConfig(v any) bool {
+// envKeyIn returns the path of the first mapping key under v (at path p)
+// that holds a kit.env reference, or "".
+func envKeyIn(v any, p string, depth int) string {
+	if depth > maxDepth {
+		return ""
+	}
 	switch v := v.(type) {
 	case map[string]any:
-		for k, x := range v {
-			if envOpenerRE.MatchString(k) || envKeyInConfig(x) {
-				return true
+		for _, k := range sortedKeys(v) {
+			if envOpenerRE.MatchString(k) {
+				return field(p, k)
+			}
+			if f := envKeyIn(v[k], field(p, k), depth+1); f != "" {
+				return f
 			}
 		}
 	case []any:
-		for _, x := range v {
-			if envKeyInConfig(x) {
-				return true
+		for i, x := range v {
+			if f := envKeyIn(x, field(p, i), depth+1); f != "" {
+				return f
 			}
 		}
 	}
-	return false
+	return ""
+}
+
+// typeHint suggests the well-known type a malformed type means.
+func typeHint(typ string) string {
+	name := typ
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	name, _, _ = strings.Cut(name, "@")
+	for _, known := range knownTypes {
+		if strings.TrimSuffix(strings.TrimPrefix(known, "com.docker.sandbox/"), known[strings.LastIndex(known, "@"):]) == name {
+			return "; did you mean " + known + "?"
+		}
+	}
+	return "; write it as in com.docker.sandbox/network-policy@1 (the version is a whole number from 1)"
 }
 
 func literal(s string) bool { return !argRef.MatchString(s) && !envOpenerRE.MatchString(s) }
@@ -248,7 +324,7 @@ func (v *validator) checkDedupKeys(b *block, e blockEntry) {
 				continue
 			}
 			if prev, ok := b.sshPhases[p]; ok && prev != e.f {
-				v.errorf(field(e.f, "config", "phase"), "ssh-agent-unique", "", "an ssh-agent for phase %q is already declared at %s", p, prev)
+				v.errorf(field(e.f, "config", "phase"), "ssh-agent-unique", "", "an ssh-agent for phase %q is already declared at %s; keep one entry per phase", p, prev)
 			} else {
 				b.sshPhases[p] = e.f
 			}
@@ -270,7 +346,7 @@ func (v *validator) checkDedupKeys(b *block, e blockEntry) {
 			}
 			k := svc + "\x00" + p
 			if prev, ok := b.credKeys[k]; ok && prev != e.f {
-				v.errorf(field(e.f, "config", "service"), "credential-unique", "", "a credential for service %q in phase %q is already declared at %s", svc, p, prev)
+				v.errorf(field(e.f, "config", "service"), "credential-unique", "", "a credential for service %q in phase %q is already declared at %s; keep one entry per service and phase", svc, p, prev)
 			} else {
 				b.credKeys[k] = e.f
 			}
@@ -282,31 +358,38 @@ func (v *validator) checkDedupKeys(b *block, e blockEntry) {
 		}
 		k := NormalizeName(agent)
 		if prev, ok := b.acpAgents[k]; ok {
-			v.errorf(field(e.f, "config", "agent"), "acp-agent-unique", "acp@1/agent-unique", "an acp@1 entry for agent %q is already declared at %s", agent, prev)
+			v.errorf(field(e.f, "config", "agent"), "acp-agent-unique", "acp@1/agent-unique", "an acp@1 entry for agent %q is already declared at %s; keep one entry per agent", agent, prev)
 		} else {
 			b.acpAgents[k] = e.f
 		}
 	case TypeAgentContext:
 		v.checkContextArity(b, e)
 	case TypeVolume, TypeHostMount:
-		p, ok := cfg["path"].(string)
-		if !ok || !literal(p) {
-			return
-		}
-		label, ref := "volume", "volume@1/no-silent-merge"
-		if c.Type == TypeHostMount {
-			label, ref = "host mount", "host-mount@1/no-silent-merge"
-		}
-		k := path.Clean(p)
-		if prev, ok := b.pathKeys[k]; ok {
-			if prev.label == label {
-				v.errorf(field(e.f, "config", "path"), "path-unique", ref, "a %s for %q is already declared at %s", label, p, prev.f)
-			} else {
-				v.errorf(field(e.f, "config", "path"), "path-unique", ref, "%s path %q is also declared as a %s at %s; a path is one or the other", label, p, prev.label, prev.f)
-			}
-			return
-		}
-		b.pathKeys[k] = pathUse{label: label, f: e.f}
+		v.checkPathUnique(b, e)
+	}
+}
+
+// checkPathUnique applies volume@1/no-silent-merge and
+// host-mount@1/no-silent-merge: one request per cleaned path, in one key
+// space shared by both types.
+func (v *validator) checkPathUnique(b *block, e blockEntry) {
+	p, ok := e.c.Config["path"].(string)
+	if !ok || !literal(p) {
+		return
+	}
+	label, other, ref := "volume", "host mount", "volume@1/no-silent-merge"
+	if e.c.Type == TypeHostMount {
+		label, other, ref = "host mount", "volume", "host-mount@1/no-silent-merge"
+	}
+	f := field(e.f, "config", "path")
+	k := path.Clean(p)
+	if prev, ok := b.pathKeys[label+"\x00"+k]; ok {
+		v.errorf(f, "path-unique", ref, "a %s for %q is already declared at %s; keep one entry per path", label, p, prev)
+	} else {
+		b.pathKeys[label+"\x00"+k] = e.f
+	}
+	if prev, ok := b.pathKeys[other+"\x00"+k]; ok {
+		v.errorf(f, "path-unique", ref, "%s path %q conflicts with the %s at %s; a path is one or the other", label, p, other, prev)
 	}
 }
 
@@ -359,21 +442,54 @@ func (v *validator) checkContextArity(b *block, e blockEntry) {
 }
 
 // checkPresence applies the rules that hold before expansion to a
-// parameterized entry.
+// parameterized entry: whether fields are present, null or empty, and
+// the values that hold no reference.
 func (v *validator) checkPresence(b *block, e blockEntry) {
 	c, cfg := e.c, e.c.Config
+	cf := field(e.f, "config")
 	switch c.Type {
 	case TypeCredential:
 		var ph struct {
 			Phase Phases `json:"phase"`
 		}
 		if err := DecodeConfig(map[string]any{"phase": cfg["phase"]}, &ph); err == nil {
-			v.checkPhases(field(e.f, "config", "phase"), ph.Phase)
+			v.checkPhases(field(cf, "phase"), ph.Phase)
+		}
+		if !stated(e, "apiKey") && !stated(e, "oauth") {
+			v.errorf(cf, "credential", "credential@1/one-of-apikey-oauth", "credential declares neither apiKey nor oauth; declare one (or both)")
 		}
 	case TypeAgentSkill:
 		if p, ok := cfg["path"].(string); ok && literal(p) && !canonicalNonRoot(p) {
-			v.errorf(field(e.f, "config", "path"), "agent-skill", "", "skill path %q must be absolute and canonical, not the root", p)
+			v.errorf(field(cf, "path"), "agent-skill", "", "skill path %q must be absolute and canonical (no . or .. segments, no trailing slash), not the root", p)
 		}
+	case TypeACP:
+		v.checkACPAuthored(e)
+	case TypeNetworkPolicy2:
+		var np NetworkPolicy
+		if DecodeConfig(cfg, &np) == nil {
+			v.checkNetworkEntries(cf, &np, true)
+		}
+	case TypeSSHAgent:
+		v.checkSSHAgentPresence(e)
+	}
+}
+
+// checkSSHAgentPresence judges a parameterized ssh-agent@1 entry: an
+// unrestricted flag still written as a reference is taken to mean what
+// the lists imply, and values holding references skip their grammar.
+func (v *validator) checkSSHAgentPresence(e blockEntry) {
+	cfg := make(map[string]any, len(e.c.Config))
+	for k, x := range e.c.Config {
+		cfg[k] = x
+	}
+	if u, ok := cfg["unrestricted"].(string); ok && !literal(u) {
+		_, sign := cfg["sign"]
+		_, auth := cfg["authenticate"]
+		cfg["unrestricted"] = !(sign || auth)
+	}
+	var s SSHAgent
+	if DecodeConfig(cfg, &s) == nil {
+		v.checkSSHAgent(field(e.f, "config"), s)
 	}
 }
 
@@ -381,31 +497,11 @@ func canonicalNonRoot(p string) bool {
 	return strings.HasPrefix(p, "/") && p != "/" && path.Clean(p) == p && !strings.ContainsRune(p, 0)
 }
 
-func (v *validator) checkPhases(f string, phases Phases) bool {
-	if len(phases) == 0 {
-		v.errorf(f, "phase", "", "phase must be install or runtime, or a non-empty list of distinct phases")
-		return false
-	}
-	seen := map[string]bool{}
-	for _, p := range phases {
-		if literal(p) && p != "install" && p != "runtime" {
-			v.errorf(f, "phase", "", "phase must be install or runtime, not %q", p)
-			return false
-		}
-		if seen[p] {
-			v.errorf(f, "phase", "", "phase %q is listed twice", p)
-			return false
-		}
-		seen[p] = true
-	}
-	return true
-}
-
 // checkBlockTail runs the cross-entry checks of a block.
 func (v *validator) checkBlockTail(b *block, skip map[int]bool, declOnly bool) {
 	one, two := b.singletons[TypeNetworkPolicy], b.singletons[TypeNetworkPolicy2]
 	if one != "" && two != "" {
-		v.errorf(field(two, "type"), "network-policy-version", "", "%s cannot be declared beside %s at %s; a kit states one network-policy version", TypeNetworkPolicy2, TypeNetworkPolicy, one)
+		v.errorf(field(two, "type"), "network-policy-version", "", "%s cannot be declared beside %s at %s; a kit states one network-policy version, so move the rules into one entry", TypeNetworkPolicy2, TypeNetworkPolicy, one)
 		b.defer_ = true
 	}
 	if b.newSession != nil && b.interactive != nil && !slices.Equal(b.newSession, b.interactive) {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -75,6 +76,10 @@ func (v *validator) checkNames() {
 			}
 			var err error
 			if l.name == "conflicts" {
+				if name, ver, ok := strings.Cut(s, "@"); ok {
+					v.errorf(f, "conflicts", "", "conflicts entry %q: a conflict names a capability without a version (@%s); write %q", s, ver, name)
+					continue
+				}
 				err = CheckName(s)
 			} else {
 				_, err = ParseRequire(s)
@@ -88,7 +93,8 @@ func (v *validator) checkNames() {
 
 // nameRef maps a name error to its TCK case.
 func nameRef(err error) string {
-	if strings.Contains(err.Error(), "reverse-DNS") || strings.Contains(err.Error(), "single label") {
+	var ne *NameError
+	if errors.As(err, &ne) && ne.Namespace {
 		return "SPEC-v3 §5.1/namespace-reverse-dns"
 	}
 	return ""
@@ -143,14 +149,17 @@ func (v *validator) checkArgs() {
 func (v *validator) checkRecipe() {
 	d := v.d
 	if d.Build != "" && d.Dockerfile != "" {
+		v.suppress("")
 		v.errorf("dockerfile", "one-recipe", "",
 			"build: and dockerfile: are both declared; a kit's content recipe lives in exactly one place")
 	}
 	if len(d.Kits) > 0 && d.Build != "" {
+		v.suppress("")
 		v.errorf("build", "set-declares-no-recipe", "SPEC-v3 §3.4/set-declares-no-recipe",
 			"kits: and build: are both declared; a set's content is the kits it lists, so it has no recipe")
 	}
 	if len(d.Kits) > 0 && d.Dockerfile != "" {
+		v.suppress("")
 		v.errorf("dockerfile", "set-declares-no-recipe", "SPEC-v3 §3.4/set-declares-no-recipe",
 			"kits: and dockerfile: are both declared; a set's content is the kits it lists, so it has no recipe")
 	}
@@ -165,7 +174,12 @@ func (v *validator) checkRecipe() {
 func (v *validator) checkKits() {
 	d := v.d
 	if d.Kind == KindSet && len(d.Kits) == 0 {
-		v.errorf("kits", "set-has-kits", "SPEC-v3 §3.4/set-has-kits", "kind: set lists no kits; a set's content is the kits it lists")
+		r := v.k.PosOf("kits")
+		if !v.has("kits") {
+			r = v.k.PosOf("kind")
+		}
+		v.semantic.add(false, newErrorf(r, "kits", "set-has-kits", "SPEC-v3 §3.4/set-has-kits",
+			"kind: set lists no kits; a set's content is the kits it lists, so add a kits: list of published kit references"))
 	} else if d.Kits != nil && len(d.Kits) == 0 {
 		v.errorf("kits", "set-has-kits", "SPEC-v3 §3.4/set-has-kits", "kits: is present but empty; list the kits to merge, or remove the field")
 	}
@@ -334,17 +348,8 @@ func (v *validator) checkPublished() {
 			v.errorf(field("kits", i, "ref"), "published-refs", "", "published kits[%d].ref %q still holds an arg reference", i, kit.Ref)
 		}
 		if kit.Digest == "" {
-			v.errorf(field("kits", i), "published-kit-digest", "", "published descriptor lists %s without a digest; every kit of a set is pinned when it is built", kit.Ref)
-		}
-	}
-}
-
-// checkEffective refuses what an effective descriptor must no longer hold.
-func (v *validator) checkEffective() {
-	for _, e := range v.d.Capabilities {
-		if e.Group != nil {
-			v.errorf("capabilities", "effective-groups", "", "the effective descriptor still contains groups; a runtime selects them before judging")
-			break
+			v.semantic.add(false, newErrorf(v.k.PosOf(field("kits", i)), field("kits", i, "digest"), "published-kit-digest", "",
+				"published descriptor lists %s with no digest; the build pins every kit of a set to the manifest it resolved, so add digest: sha256:…", kit.Ref))
 		}
 	}
 }

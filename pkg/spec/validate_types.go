@@ -16,193 +16,66 @@ var (
 	methodOK = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true, "TRACE": true, "CONNECT": true}
 )
 
-// checkTyped decodes a literal entry's config into its typed form and
-// applies the per-type rules. A config that does not decode has schema
-// errors already; its value checks are skipped.
+// typedCheck applies the literal-value rules of one well-known type to an
+// entry whose config holds no reference.
+type typedCheck func(v *validator, b *block, i int, e blockEntry)
+
+// typedChecks holds the checks of the well-known types that have value
+// rules. Config-less types and unknown types have none.
+var typedChecks = map[string]typedCheck{
+	TypeNetworkPolicy:            (*validator).checkNetworkPolicy,
+	TypeNetworkPolicy2:           (*validator).checkNetworkPolicy,
+	TypeCredential:               (*validator).checkCredentialEntry,
+	TypeSSHAgent:                 (*validator).checkSSHAgentEntry,
+	TypeVolume:                   (*validator).checkVolume,
+	TypeHostMount:                (*validator).checkHostMount,
+	TypeAgentSkill:               (*validator).checkAgentSkillEntry,
+	TypeAgentSkills:              (*validator).checkAgentSkills,
+	TypePort:                     (*validator).checkPort,
+	TypeUSBDevice:                (*validator).checkUSBDevice,
+	TypeResources:                (*validator).checkResources,
+	TypeACP:                      (*validator).checkACP,
+	TypeAgentSessions:            (*validator).checkAgentSessions,
+	TypeAgentInteractiveSessions: (*validator).checkAgentInteractiveSessions,
+	TypeLifecycle:                (*validator).checkLifecycleEntry,
+	TypeAgentContext:             (*validator).checkAgentContext,
+}
+
+// checkTyped applies the per-type rules to a literal entry.
 func (v *validator) checkTyped(b *block, i int, e blockEntry) {
-	c := e.c
+	check, ok := typedChecks[e.c.Type]
+	if !ok {
+		return
+	}
+	v.typed = append(v.typed, e.f)
+	check(v, b, i, e)
+}
+
+// decodeEntry decodes an entry's config into its typed form. A config
+// that does not decode has schema errors already (an unknown field, a
+// wrong type); otherwise the decode error itself is reported.
+func (v *validator) decodeEntry(e blockEntry, out any) bool {
 	cf := field(e.f, "config")
-	decode := func(out any) bool {
-		if err := DecodeConfig(c.Config, out); err != nil {
-			if len(v.schemaErrsUnder(cf)) == 0 {
-				v.errorf(cf, "config", "", "%s config does not decode: %v", c.Type, err)
-			}
-			return false
+	if err := DecodeConfig(e.c.Config, out); err != nil {
+		if len(v.schemaErrsUnder(cf)) == 0 {
+			v.errorf(cf, "config", "", "%s config does not decode: %v; fix the field it names", e.c.Type, err)
 		}
-		return true
+		return false
 	}
-	switch c.Type {
-	case TypeNetworkPolicy, TypeNetworkPolicy2:
-		var np NetworkPolicy
-		if !decode(&np) {
-			b.defer_ = true
-			return
-		}
-		if c.Type == TypeNetworkPolicy2 && !v.checkNetworkEntries(cf, &np) {
-			b.defer_ = true
-		}
-	case TypeCredential:
-		var cr Credential
-		if !decode(&cr) || !v.checkCredential(cf, cr) {
-			b.invalidCred[i] = true
-		}
-	case TypeSSHAgent:
-		var s SSHAgent
-		if decode(&s) {
-			v.checkSSHAgent(cf, s)
-		}
-	case TypeVolume:
-		var vol Volume
-		if !decode(&vol) {
-			return
-		}
-		if !strings.HasPrefix(vol.Path, "/") {
-			v.errorf(field(cf, "path"), "volume", "", "volume path %q must be absolute", vol.Path)
-		}
-		if vol.Size != "" && !sizeRE.MatchString(vol.Size) {
-			v.errorf(field(cf, "size"), "volume", "", "invalid volume size %q: write a number with an optional unit, as in 10GiB or 512m", vol.Size)
-		}
-		if vol.Mode != "" && !octalRE.MatchString(vol.Mode) {
-			v.errorf(field(cf, "mode"), "volume", "", "invalid octal mode %q: write three or four octal digits as a string, as in \"0755\"", vol.Mode)
-		}
-	case TypeHostMount:
-		var hm HostMount
-		if !decode(&hm) {
-			return
-		}
-		if hm.Path == "/" || !strings.HasPrefix(hm.Path, "/") || path.Clean(hm.Path) != hm.Path || strings.ContainsRune(hm.Path, 0) {
-			v.errorf(field(cf, "path"), "host-mount", "", "host mount path %q must be absolute and canonical, and not the root /", hm.Path)
-		}
-		if hm.Mode != nil && !octalRE.MatchString(*hm.Mode) {
-			v.errorf(field(cf, "mode"), "host-mount", "", "invalid octal mode %q", *hm.Mode)
-		}
-	case TypeAgentSkill:
-		var s AgentSkill
-		if decode(&s) {
-			v.checkAgentSkill(b, cf, s)
-		}
-	case TypeAgentSkills:
-		var s AgentSkills
-		if !decode(&s) {
-			return
-		}
-		if !canonicalNonRoot(s.Path) {
-			v.errorf(field(cf, "path"), "agent-skills", "", "skills path %q must be absolute and canonical (no . or .. segments, no trailing slash) and not the root", s.Path)
-		}
-		if s.Mode != "" && s.Mode != "readonly" && s.Mode != "readwrite" {
-			v.errorf(field(cf, "mode"), "agent-skills", "", "mode must be readonly or readwrite, not %q", s.Mode)
-		}
-		if prev, ok := b.skillsPaths[s.Path]; ok {
-			v.errorf(field(cf, "path"), "agent-skills", "", "skills for %q are already declared at %s", s.Path, prev)
-		} else {
-			b.skillsPaths[s.Path] = e.f
-		}
-	case TypePort:
-		var p Port
-		if !decode(&p) {
-			return
-		}
-		if p.Container < 1 || p.Container > 65535 {
-			v.errorf(field(cf, "container"), "port", "", "container port %d is out of range 1-65535", p.Container)
-		}
-		if p.Transport != "" && p.Transport != "tcp" && p.Transport != "udp" {
-			v.errorf(field(cf, "transport"), "port", "", "transport must be tcp or udp, not %q", p.Transport)
-		}
-		if prev, ok := b.ports[p.Key()]; ok {
-			v.errorf(field(cf, "container"), "port", "", "port %s is already declared at %s", p.Key(), prev)
-		} else {
-			b.ports[p.Key()] = e.f
-		}
-	case TypeUSBDevice:
-		var u USBDevice
-		if !decode(&u) {
-			return
-		}
-		hasID := u.VendorID != "" || u.ProductID != ""
-		if hasID == (u.Class != "") {
-			v.errorf(cf, "usb-device", "", "declare either vendorId and productId, or class: not both and not neither")
-		} else if (u.VendorID != "") != (u.ProductID != "") {
-			v.errorf(cf, "usb-device", "", "vendorId and productId go together")
-		}
-	case TypeResources:
-		var r Resources
-		if !decode(&r) {
-			return
-		}
-		if r.CPU != nil && *r.CPU < 0 {
-			v.errorf(field(cf, "cpu"), "resources", "", "cpu must be 0 or more")
-		}
-		if r.Memory != "" && !sizeRE.MatchString(r.Memory) {
-			v.errorf(field(cf, "memory"), "resources", "", "invalid memory %q: write a number with an optional unit, as in 4GiB", r.Memory)
-		}
-	case TypeACP:
-		var a ACP
-		if !decode(&a) {
-			return
-		}
-		if err := CheckName(a.Agent); err != nil {
-			v.errorf(field(cf, "agent"), "acp", "acp@1/config-valid", "agent must be an unversioned provides name: %v", err)
-		}
-		if a.ProtocolVersion != nil && *a.ProtocolVersion < 1 {
-			v.errorf(field(cf, "protocolVersion"), "acp", "acp@1/config-valid", "protocolVersion must be 1 or more")
-		}
-		if c.Optional == false {
-			v.warnf(e.f, "acp-optional", "acp@1/optional-for-compatibility", "an acp@1 entry should be optional: true, so hosts without ACP still accept the kit")
-		}
-	case TypeAgentSessions:
-		var s AgentSessions
-		if !decode(&s) {
-			return
-		}
-		if len(s.Prompt) == 0 && len(s.Resume) == 0 && len(s.Continue) == 0 && (s.List == nil || s.List.Empty()) {
-			v.errorf(cf, "agent-sessions", "", "agent-sessions declares no verbs; remove the entry instead")
-		}
-		if len(s.Prompt) > 0 && !anyContains(s.Prompt, "{{.Prompt}}") {
-			v.errorf(field(cf, "prompt"), "agent-sessions", "agent-sessions@1/prompt-placeholder-required", "prompt must reference {{.Prompt}}")
-		}
-		if len(s.Resume) > 0 && !anyContains(s.Resume, "{{.SessionID}}") {
-			v.errorf(field(cf, "resume"), "agent-sessions", "agent-sessions@1/session-id-placeholder-required", "resume must reference {{.SessionID}}")
-		}
-		if s.List != nil {
-			b.sessionsList = s.List.Args()
-		}
-	case TypeAgentInteractiveSessions:
-		var s AgentInteractiveSessions
-		if !decode(&s) {
-			return
-		}
-		if s.Prompt != nil && !anyContains(s.Prompt, "{{.Prompt}}") {
-			v.errorf(field(cf, "prompt"), "agent-interactive-sessions", "agent-interactive-sessions@1/prompt-placeholder-required", "prompt must reference {{.Prompt}}")
-		}
-		if s.Resume != nil && !anyContains(s.Resume, "{{.SessionID}}") {
-			v.errorf(field(cf, "resume"), "agent-interactive-sessions", "agent-interactive-sessions@1/session-id-placeholder-required", "resume must reference {{.SessionID}}")
-		}
-		if s.NewSession != nil {
-			b.newSession, b.newSessionF = s.NewSession, e.f
-		}
-		if s.List != nil {
-			b.aisList, b.aisListF = s.List.Args(), e.f
-		}
-	case TypeLifecycle:
-		var l Lifecycle
-		if !decode(&l) {
-			return
-		}
-		v.checkLifecycle(cf, l)
-		if l.Interactive != nil {
-			b.interactive, b.interactiveF = l.Interactive, e.f
-		}
-	case TypeAgentContext:
-		var a AgentContext
-		decode(&a)
-	}
+	return true
+}
+
+// stated reports whether the entry's config writes key at all.
+func stated(e blockEntry, key string) bool {
+	_, ok := e.c.Config[key]
+	return ok
 }
 
 // schemaErrsUnder returns the schema errors at or under field f.
 func (v *validator) schemaErrsUnder(f string) Errors {
 	var out Errors
 	for _, e := range v.schema {
-		if e.Field == f || strings.HasPrefix(e.Field, f+".") || strings.HasPrefix(e.Field, f+"[") {
+		if underField(e.Field, f) {
 			out = append(out, e)
 		}
 	}
@@ -218,14 +91,214 @@ func anyContains(list []string, s string) bool {
 	return false
 }
 
-// checkNetworkEntries applies the network-policy@2 entry rules; it reports
-// whether the policy is sound.
-func (v *validator) checkNetworkEntries(cf string, np *NetworkPolicy) bool {
-	ok := true
-	fail := func(f, code, ref, format string, args ...any) {
-		v.errorf(f, code, ref, format, args...)
-		ok = false
+func (v *validator) checkNetworkPolicy(b *block, _ int, e blockEntry) {
+	var np NetworkPolicy
+	if !v.decodeEntry(e, &np) {
+		b.defer_ = true
+		return
 	}
+	if e.c.Type == TypeNetworkPolicy2 && !v.checkNetworkEntries(field(e.f, "config"), &np, false) {
+		b.defer_ = true
+	}
+}
+
+func (v *validator) checkCredentialEntry(b *block, i int, e blockEntry) {
+	var cr Credential
+	if !v.decodeEntry(e, &cr) || !v.checkCredential(field(e.f, "config"), cr) {
+		b.invalidCred[i] = true
+	}
+}
+
+func (v *validator) checkSSHAgentEntry(_ *block, _ int, e blockEntry) {
+	var s SSHAgent
+	if v.decodeEntry(e, &s) {
+		v.checkSSHAgent(field(e.f, "config"), s)
+	}
+}
+
+func (v *validator) checkVolume(_ *block, _ int, e blockEntry) {
+	var vol Volume
+	if !v.decodeEntry(e, &vol) {
+		return
+	}
+	cf := field(e.f, "config")
+	switch {
+	case !stated(e, "path"):
+		v.errorf(field(cf, "path"), "volume", "", "volume@1 needs path: the absolute path the volume is mounted at")
+	case !strings.HasPrefix(vol.Path, "/"):
+		v.errorf(field(cf, "path"), "volume", "", "volume path %q must be absolute; write it from /", vol.Path)
+	}
+	if vol.Size != "" && !sizeRE.MatchString(vol.Size) {
+		v.errorf(field(cf, "size"), "volume", "", "invalid volume size %q: write a number with an optional unit, as in 10GiB or 512m", vol.Size)
+	}
+	if vol.Mode != "" && !octalRE.MatchString(vol.Mode) {
+		v.errorf(field(cf, "mode"), "volume", "", "invalid octal mode %q: write three or four octal digits as a string, as in \"0755\"", vol.Mode)
+	}
+}
+
+func (v *validator) checkHostMount(_ *block, _ int, e blockEntry) {
+	var hm HostMount
+	if !v.decodeEntry(e, &hm) {
+		return
+	}
+	cf := field(e.f, "config")
+	switch {
+	case !stated(e, "path"):
+		v.errorf(field(cf, "path"), "host-mount", "", "host-mount@1 needs path: the absolute path the host directory is mounted at")
+	case hm.Path == "/" || !strings.HasPrefix(hm.Path, "/") || path.Clean(hm.Path) != hm.Path || strings.ContainsRune(hm.Path, 0):
+		v.errorf(field(cf, "path"), "host-mount", "", "host mount path %q must be absolute and canonical (no . or .. segments, no trailing slash), and not the root /", hm.Path)
+	}
+	if hm.Mode != nil && !octalRE.MatchString(*hm.Mode) {
+		v.errorf(field(cf, "mode"), "host-mount", "", "invalid octal mode %q: write three or four octal digits as a string, as in \"0755\", or remove mode", *hm.Mode)
+	}
+}
+
+func (v *validator) checkAgentSkills(b *block, _ int, e blockEntry) {
+	var s AgentSkills
+	if !v.decodeEntry(e, &s) {
+		return
+	}
+	cf := field(e.f, "config")
+	switch {
+	case !stated(e, "path"):
+		v.errorf(field(cf, "path"), "agent-skills", "", "agent-skills@1 needs path: the absolute path the agent reads skills from")
+	case !canonicalNonRoot(s.Path):
+		v.errorf(field(cf, "path"), "agent-skills", "", "skills path %q must be absolute and canonical (no . or .. segments, no trailing slash) and not the root", s.Path)
+	}
+	if s.Mode != "" && s.Mode != "readonly" && s.Mode != "readwrite" {
+		v.errorf(field(cf, "mode"), "agent-skills", "", "mode must be readonly or readwrite, not %q", s.Mode)
+	}
+	if prev, ok := b.skillsPaths[s.Path]; ok {
+		v.errorf(field(cf, "path"), "agent-skills", "", "skills for %q are already declared at %s; keep one entry per path", s.Path, prev)
+	} else {
+		b.skillsPaths[s.Path] = e.f
+	}
+}
+
+func (v *validator) checkPort(b *block, _ int, e blockEntry) {
+	var p Port
+	if !v.decodeEntry(e, &p) {
+		return
+	}
+	cf := field(e.f, "config")
+	switch {
+	case !stated(e, "container"):
+		v.errorf(field(cf, "container"), "port", "", "port@1 needs container: the port number the service listens on inside the sandbox")
+	case p.Container < 1 || p.Container > 65535:
+		v.errorf(field(cf, "container"), "port", "", "container port %d is out of range; write a port from 1 to 65535", p.Container)
+	}
+	if p.Transport != "" && p.Transport != "tcp" && p.Transport != "udp" {
+		v.errorf(field(cf, "transport"), "port", "", "transport must be tcp or udp, not %q", p.Transport)
+	}
+	if prev, ok := b.ports[p.Key()]; ok {
+		v.errorf(field(cf, "container"), "port", "", "port %s is already declared at %s; keep one entry per port and transport", p.Key(), prev)
+	} else {
+		b.ports[p.Key()] = e.f
+	}
+}
+
+func (v *validator) checkUSBDevice(_ *block, _ int, e blockEntry) {
+	var u USBDevice
+	if !v.decodeEntry(e, &u) {
+		return
+	}
+	cf := field(e.f, "config")
+	hasID := u.VendorID != "" || u.ProductID != ""
+	if hasID == (u.Class != "") {
+		v.errorf(cf, "usb-device", "", "declare either vendorId and productId, or class: not both and not neither")
+	} else if (u.VendorID != "") != (u.ProductID != "") {
+		v.errorf(cf, "usb-device", "", "vendorId and productId go together; state both")
+	}
+}
+
+func (v *validator) checkResources(_ *block, _ int, e blockEntry) {
+	var r Resources
+	if !v.decodeEntry(e, &r) {
+		return
+	}
+	cf := field(e.f, "config")
+	if r.CPU != nil && *r.CPU < 0 {
+		v.errorf(field(cf, "cpu"), "resources", "", "cpu must be 0 or more")
+	}
+	if r.Memory != "" && !sizeRE.MatchString(r.Memory) {
+		v.errorf(field(cf, "memory"), "resources", "", "invalid memory %q: write a number with an optional unit, as in 4GiB", r.Memory)
+	}
+}
+
+func (v *validator) checkAgentSessions(b *block, _ int, e blockEntry) {
+	var s AgentSessions
+	if !v.decodeEntry(e, &s) {
+		return
+	}
+	cf := field(e.f, "config")
+	if len(s.Prompt) == 0 && len(s.Resume) == 0 && len(s.Continue) == 0 && (s.List == nil || s.List.Empty()) {
+		v.errorf(cf, "agent-sessions", "", "agent-sessions declares no verbs; state prompt, resume, continue or list, or remove the entry")
+	}
+	if len(s.Prompt) > 0 && !anyContains(s.Prompt, "{{.Prompt}}") {
+		v.errorf(field(cf, "prompt"), "agent-sessions", "agent-sessions@1/prompt-placeholder-required", "prompt must reference {{.Prompt}}; add it where the prompt text goes")
+	}
+	if len(s.Resume) > 0 && !anyContains(s.Resume, "{{.SessionID}}") {
+		v.errorf(field(cf, "resume"), "agent-sessions", "agent-sessions@1/session-id-placeholder-required", "resume must reference {{.SessionID}}; add it where the session id goes")
+	}
+	if s.List != nil {
+		b.sessionsList = s.List.Args()
+	}
+}
+
+func (v *validator) checkAgentInteractiveSessions(b *block, _ int, e blockEntry) {
+	var s AgentInteractiveSessions
+	if !v.decodeEntry(e, &s) {
+		return
+	}
+	cf := field(e.f, "config")
+	if s.Prompt == nil && s.Resume == nil && s.Continue == nil && s.NewSession == nil && s.SessionPicker == nil && (s.List == nil || s.List.Empty()) {
+		v.errorf(cf, "agent-interactive-sessions", "", "agent-interactive-sessions declares no verbs; state prompt, resume, continue, newSession, sessionPicker or list, or remove the entry")
+	}
+	if s.Prompt != nil && !anyContains(s.Prompt, "{{.Prompt}}") {
+		v.errorf(field(cf, "prompt"), "agent-interactive-sessions", "agent-interactive-sessions@1/prompt-placeholder-required", "prompt must reference {{.Prompt}}; add it where the prompt text goes")
+	}
+	if s.Resume != nil && !anyContains(s.Resume, "{{.SessionID}}") {
+		v.errorf(field(cf, "resume"), "agent-interactive-sessions", "agent-interactive-sessions@1/session-id-placeholder-required", "resume must reference {{.SessionID}}; add it where the session id goes")
+	}
+	if s.NewSession != nil {
+		b.newSession, b.newSessionF = s.NewSession, e.f
+	}
+	if s.List != nil {
+		b.aisList, b.aisListF = s.List.Args(), e.f
+	}
+}
+
+func (v *validator) checkLifecycleEntry(b *block, _ int, e blockEntry) {
+	var l Lifecycle
+	if !v.decodeEntry(e, &l) {
+		return
+	}
+	v.checkLifecycle(field(e.f, "config"), l)
+	if l.Interactive != nil {
+		b.interactive, b.interactiveF = l.Interactive, e.f
+	}
+}
+
+func (v *validator) checkAgentContext(_ *block, _ int, e blockEntry) {
+	var a AgentContext
+	if v.decodeEntry(e, &a) && len(e.c.Config) == 0 {
+		v.errorf(field(e.f, "config"), "agent-context", "", "agent-context states nothing; give it content, contentFile, filename or directory, or remove the entry")
+	}
+}
+
+func (v *validator) checkAgentSkillEntry(b *block, _ int, e blockEntry) {
+	var s AgentSkill
+	if v.decodeEntry(e, &s) {
+		v.checkAgentSkill(b, e, s)
+	}
+}
+
+// checkNetworkEntries applies the network-policy@2 entry rules; it reports
+// whether the policy is sound. shapeOnly limits them to the shape of each
+// entry (hosts present, no empty lists, paths bounded by methods), as for
+// a parameterized policy whose values are judged once expanded.
+func (v *validator) checkNetworkEntries(cf string, np *NetworkPolicy, shapeOnly bool) bool {
+	n := len(v.semantic.Errors)
 	for _, phase := range []string{"install", "runtime"} {
 		rules := np.Phase(phase)
 		if rules == nil {
@@ -237,98 +310,72 @@ func (v *validator) checkNetworkEntries(cf string, np *NetworkPolicy) bool {
 		}{{"allow", rules.Allow}, {"deny", rules.Deny}} {
 			for j, en := range list.entries {
 				ef := field(cf, phase, list.name, j)
-				if len(en.Hosts) == 0 {
-					fail(field(ef, "hosts"), "network-entry", "", "%s entry declares no hosts", phase)
+				v.checkNetworkEntryShape(ef, phase, en)
+				if !shapeOnly {
+					v.checkNetworkEntryValues(ef, phase, list.name == "allow", en)
 				}
-				for _, h := range en.Hosts {
-					if h == "" {
-						fail(field(ef, "hosts"), "network-entry", "", "%s entry has an empty host", phase)
-					}
-				}
-				if en.MethodsStated && len(en.Methods) == 0 {
-					fail(field(ef, "methods"), "network-entry", "", "%s entry states an empty methods list; omit it for every method, or name the methods", phase)
-				}
-				if en.PathsStated && len(en.Paths) == 0 {
-					fail(field(ef, "paths"), "network-entry", "", "%s entry states an empty paths list; omit it for every path, or name the paths", phase)
-				}
-				if len(en.Paths) > 0 && len(en.Methods) == 0 {
-					fail(field(ef, "paths"), "network-entry", "", "%s entry states paths without methods; name the methods the paths bound, or methods: [ANY]", phase)
-				}
-				seen := map[string]bool{}
-				for _, m := range en.Methods {
-					if m != "ANY" && !methodOK[m] {
-						fail(field(ef, "methods"), "network-entry", "", "%s entry method %q is not an uppercase HTTP method or ANY", phase, m)
-					}
-					if seen[m] {
-						fail(field(ef, "methods"), "network-entry", "", "%s entry repeats method %q", phase, m)
-					}
-					seen[m] = true
-				}
-				if seen["ANY"] && len(en.Methods) > 1 {
-					fail(field(ef, "methods"), "network-entry", "", "%s entry names ANY beside a specific method; ANY already covers every method", phase)
-				}
-				for _, p := range en.Paths {
-					if !strings.HasPrefix(p, "/") {
-						fail(field(ef, "paths"), "network-entry", "", "%s entry path %q must start with /", phase, p)
-					}
-				}
-				if list.name == "allow" && en.Bounded() {
-					for _, h := range en.Hosts {
-						if strings.Contains(h, "*") {
-							fail(field(ef, "hosts"), "network-entry", "network-policy@2/bounded-allow-hosts-literal",
-								"%s allow entry bounds the pattern %q; an entry with methods or paths names its hosts exactly", phase, h)
-						}
-					}
-				}
-			}
-		}
-	}
-	return ok
-}
-
-// checkCredential applies the credential@1 rules; it reports whether the
-// entry is sound enough for the inject check.
-func (v *validator) checkCredential(cf string, c Credential) bool {
-	n := len(v.semantic.Errors)
-	if c.Service == "" {
-		v.errorf(field(cf, "service"), "credential", "", "credential service is required")
-	} else if literal(c.Service) && !serviceRE.MatchString(c.Service) {
-		v.errorf(field(cf, "service"), "credential", "", "invalid service name %q: lowercase letters, digits and dashes", c.Service)
-	}
-	v.checkPhases(field(cf, "phase"), c.Phase)
-	if c.APIKey == nil && c.OAuth == nil {
-		v.errorf(cf, "credential", "credential@1/one-of-apikey-oauth", "credential %q declares neither apiKey nor oauth; declare one", c.Service)
-	}
-	if k := c.APIKey; k != nil {
-		if k.Name == "" && len(k.Inject) == 0 {
-			v.errorf(field(cf, "apiKey"), "credential", "credential@1/name-or-inject", "apiKey needs a name (the env var holding the placeholder), inject rules, or both")
-		}
-		if k.Name != "" && !identRE.MatchString(k.Name) {
-			v.errorf(field(cf, "apiKey", "name"), "credential", "", "apiKey.name %q is not a valid environment variable name", k.Name)
-		}
-		for j, in := range k.Inject {
-			if in.Domain == "" {
-				v.errorf(field(cf, "apiKey", "inject", j), "credential", "", "inject[%d]: domain is required", j)
-			}
-		}
-	}
-	if o := c.OAuth; o != nil {
-		if o.TokenEndpoint != nil && o.TokenEndpoint.Host == "" {
-			v.errorf(field(cf, "oauth", "tokenEndpoint"), "credential", "", "oauth.tokenEndpoint.host is required")
-		}
-		if cfile := o.CredentialFile; cfile != nil && cfile.Format != nil {
-			switch *cfile.Format {
-			case "json", "toml":
-			case "":
-				v.errorf(field(cf, "oauth", "credentialFile", "format"), "credential", "", "credentialFile.format is empty; omit it for json or name an encoding")
-			default:
-				v.errorf(field(cf, "oauth", "credentialFile", "format"), "credential", "", "credentialFile.format %q is not json or toml", *cfile.Format)
 			}
 		}
 	}
 	return len(v.semantic.Errors) == n
 }
 
+func (v *validator) checkNetworkEntryShape(ef, phase string, en NetworkEntry) {
+	if len(en.Hosts) == 0 {
+		v.errorf(field(ef, "hosts"), "network-entry", "", "%s entry declares no hosts; list at least one host", phase)
+	}
+	for k, h := range en.Hosts {
+		if h == "" {
+			v.errorf(field(ef, "hosts", k), "network-entry", "", "%s entry has an empty host; write the host name or remove the item", phase)
+		}
+	}
+	if en.MethodsStated && len(en.Methods) == 0 {
+		remedy := "omit the field to leave the entry unbounded, or name the methods"
+		if len(en.Paths) > 0 {
+			remedy = "name the methods the paths bound, or omit paths too to leave the entry unbounded"
+		}
+		v.errorf(field(ef, "methods"), "network-entry", "", "%s entry states an empty methods list; %s", phase, remedy)
+	}
+	if en.PathsStated && len(en.Paths) == 0 {
+		v.errorf(field(ef, "paths"), "network-entry", "", "%s entry states an empty paths list; omit the field for every path, or name the paths", phase)
+	}
+	if len(en.Paths) > 0 && len(en.Methods) == 0 {
+		v.errorf(field(ef, "paths"), "network-entry", "", "%s entry states paths without methods; name the methods the paths bound, or methods: [ANY] for every method", phase)
+	}
+}
+
+func (v *validator) checkNetworkEntryValues(ef, phase string, allow bool, en NetworkEntry) {
+	seen := map[string]bool{}
+	for k, m := range en.Methods {
+		if m != "ANY" && !methodOK[m] {
+			v.errorf(field(ef, "methods", k), "network-entry", "", "%s entry method %q is not an uppercase HTTP method or ANY", phase, m)
+		}
+		if seen[m] {
+			v.errorf(field(ef, "methods", k), "network-entry", "", "%s entry repeats method %q; list it once", phase, m)
+		}
+		seen[m] = true
+	}
+	if seen["ANY"] && len(en.Methods) > 1 {
+		v.errorf(field(ef, "methods"), "network-entry", "", "%s entry names ANY beside a specific method; ANY already covers every method, so keep it alone", phase)
+	}
+	for k, p := range en.Paths {
+		if !strings.HasPrefix(p, "/") {
+			v.errorf(field(ef, "paths", k), "network-entry", "", "%s entry path %q must start with \"/\"", phase, p)
+		}
+	}
+	if !allow || !en.Bounded() {
+		return
+	}
+	for k, h := range en.Hosts {
+		if strings.Contains(h, "*") {
+			v.errorf(field(ef, "hosts", k), "network-entry", "network-policy@2/bounded-allow-hosts-literal",
+				"%s allow entry bounds the pattern %q; an entry stating methods or paths names its hosts exactly, or the pattern would be bounded and unbounded at once", phase, h)
+		}
+	}
+}
+
+// checkSSHAgent applies the ssh-agent@1 rules, stopping at the first
+// problem of the phase and bound rules.
 func (v *validator) checkSSHAgent(cf string, s SSHAgent) {
 	if !v.checkPhases(field(cf, "phase"), s.Phase) {
 		return
@@ -336,26 +383,36 @@ func (v *validator) checkSSHAgent(cf string, s SSHAgent) {
 	bounded := s.Unrestricted != nil && !*s.Unrestricted
 	switch {
 	case bounded && s.Sign == nil && s.Authenticate == nil:
-		v.errorf(field(cf, "unrestricted"), "ssh-agent", "", "unrestricted: false requires sign or authenticate")
+		v.errorf(field(cf, "unrestricted"), "ssh-agent", "", "unrestricted: false requires sign or authenticate; list what the agent may sign or whom it may authenticate to")
 		return
 	case !bounded && (s.Sign != nil || s.Authenticate != nil):
-		v.errorf(field(cf, "unrestricted"), "ssh-agent", "", "sign and authenticate require unrestricted: false")
+		v.errorf(field(cf, "unrestricted"), "ssh-agent", "", "sign and authenticate require unrestricted: false; add it to bound the agent, or remove the lists")
 		return
 	}
+	for _, l := range []struct {
+		name string
+		list []string
+	}{{"sign", s.Sign}, {"authenticate", s.Authenticate}} {
+		if l.list != nil && len(l.list) == 0 {
+			v.errorf(field(cf, l.name), "ssh-agent", "", "ssh-agent entry states an empty %s list; list its values, or remove %s", l.name, l.name)
+		}
+	}
 	seen := map[string]bool{}
-	for _, x := range s.Sign {
+	for k, x := range s.Sign {
+		f := field(cf, "sign", k)
 		if literal(x) && !signRE.MatchString(x) {
-			v.errorf(field(cf, "sign"), "ssh-agent", "", "ssh-agent sign value %q is invalid: a namespace is printable ASCII without spaces", x)
+			v.errorf(f, "ssh-agent", "", "ssh-agent sign value %q is invalid: a namespace is printable ASCII without spaces", x)
 		}
 		if seen[x] {
-			v.errorf(field(cf, "sign"), "ssh-agent", "", "ssh-agent sign lists %q twice", x)
+			v.errorf(f, "ssh-agent", "", "ssh-agent sign lists %q twice; list it once", x)
 		}
 		seen[x] = true
 	}
 	seen = map[string]bool{}
-	for _, x := range s.Authenticate {
+	for k, x := range s.Authenticate {
+		f := field(cf, "authenticate", k)
 		if seen[x] {
-			v.errorf(field(cf, "authenticate"), "ssh-agent", "", "ssh-agent authenticate lists %q twice", x)
+			v.errorf(f, "ssh-agent", "", "ssh-agent authenticate lists %q twice; list it once", x)
 		}
 		seen[x] = true
 		if !literal(x) {
@@ -364,31 +421,40 @@ func (v *validator) checkSSHAgent(cf string, s SSHAgent) {
 		host := x[strings.LastIndex(x, "@")+1:]
 		switch {
 		case !authRE.MatchString(x):
-			v.errorf(field(cf, "authenticate"), "ssh-agent", "", "ssh-agent authenticate value %q is invalid: write host or user@host, a lowercase DNS name without wildcard, port or IP address", x)
+			v.errorf(f, "ssh-agent", "", "ssh-agent authenticate value %q is invalid: write host or user@host, a lowercase DNS name without wildcard, port or IP address", x)
 		case net.ParseIP(host) != nil || strings.Trim(host, "0123456789.") == "":
-			v.errorf(field(cf, "authenticate"), "ssh-agent", "", "ssh-agent destination %q names an IP address; name the server by its DNS name", x)
+			v.errorf(f, "ssh-agent", "", "ssh-agent destination %q names an IP address; name the server by its DNS name", x)
 		}
 	}
 }
 
-func (v *validator) checkAgentSkill(b *block, cf string, s AgentSkill) {
+func (v *validator) checkAgentSkill(b *block, e blockEntry, s AgentSkill) {
+	cf := field(e.f, "config")
 	if s.Name != nil && *s.Name == "" {
 		v.errorf(field(cf, "name"), "agent-skill", "", "omit name to use the base name of path; an explicit name must not be empty")
 		return
 	}
+	if !stated(e, "path") {
+		v.errorf(field(cf, "path"), "agent-skill", "", "agent-skill@1 needs path: the absolute path of the skill's directory in the image")
+		return
+	}
 	name := s.EffectiveName()
 	if !skillRE.MatchString(name) || len(name) > 255 {
-		v.errorf(field(cf, "name"), "agent-skill", "agent-skill@1/name-valid", "effective skill name %q must match ^[A-Za-z0-9][A-Za-z0-9._-]*$ and be at most 255 bytes", name)
+		f := field(cf, "name")
+		if s.Name == nil {
+			f = field(cf, "path")
+		}
+		v.errorf(f, "agent-skill", "agent-skill@1/name-valid", "effective skill name %q must match ^[A-Za-z0-9][A-Za-z0-9._-]*$ and be at most 255 bytes; rename it with name:", name)
 		return
 	}
 	if !canonicalNonRoot(s.Path) {
-		v.errorf(field(cf, "path"), "agent-skill", "", "skill path %q must be absolute and canonical, not the root", s.Path)
+		v.errorf(field(cf, "path"), "agent-skill", "", "skill path %q must be absolute and canonical (no . or .. segments, no trailing slash), not the root", s.Path)
 		return
 	}
 	if prev, ok := b.skillNames[name]; ok {
-		v.errorf(cf, "agent-skill", "agent-skill@1/name-valid", "%s %q is already declared at %s", TypeAgentSkill, name, prev)
+		v.errorf(cf, "agent-skill", "", "%s %q is already declared at %s; give one of them another name:", TypeAgentSkill, name, prev)
 	} else {
-		b.skillNames[name] = cf
+		b.skillNames[name] = e.f
 	}
 }
 
@@ -403,7 +469,7 @@ func (v *validator) checkLifecycle(cf string, l Lifecycle) {
 		for j, h := range hooks.list {
 			hf := field(cf, hooks.name, j)
 			if h.Command.Empty() {
-				v.errorf(field(hf, "command"), "lifecycle", "", "%s[%d]: command is required", hooks.name, j)
+				v.errorf(field(hf, "command"), "lifecycle", "", "%s[%d]: command is required: a shell string or an argv list", hooks.name, j)
 			}
 			for k, name := range h.Env {
 				if !identRE.MatchString(name) {
@@ -415,10 +481,10 @@ func (v *validator) checkLifecycle(cf string, l Lifecycle) {
 	for j, f := range l.Files {
 		ff := field(cf, "files", j)
 		if !strings.HasPrefix(f.Path, "/") {
-			v.errorf(field(ff, "path"), "lifecycle", "", "files[%d]: path %q must be absolute", j, f.Path)
+			v.errorf(field(ff, "path"), "lifecycle", "", "files[%d]: path %q must be absolute; write it from /", j, f.Path)
 		}
 		if f.Mode != "" && !octalRE.MatchString(f.Mode) {
-			v.errorf(field(ff, "mode"), "lifecycle", "", "files[%d]: invalid octal mode %q", j, f.Mode)
+			v.errorf(field(ff, "mode"), "lifecycle", "", "files[%d]: invalid octal mode %q: write three or four octal digits as a string, as in \"0644\"", j, f.Mode)
 		}
 	}
 }
