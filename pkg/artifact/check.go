@@ -1,0 +1,252 @@
+package artifact
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// Severity of a check finding.
+type Severity string
+
+// Finding severities, as kit-tck reports them.
+const (
+	SeverityFail Severity = "fail"
+	SeverityWarn Severity = "warn"
+	SeveritySkip Severity = "skip"
+)
+
+// Finding is one check result that is not a pass.
+type Finding struct {
+	// Check is the check id, e.g. "overlay-home-ownership".
+	Check string `json:"check"`
+	// Severity is fail, warn or skip.
+	Severity Severity `json:"severity"`
+	// Platform is the platform manifest judged ("linux/amd64"), or "" for
+	// the index.
+	Platform string `json:"platform,omitempty"`
+	// Message says what is wrong, how it happened and how to fix it.
+	Message string `json:"message"`
+	// Spec is the specification reference, e.g. "SPEC-v3 §10/overlay-home-ownership".
+	Spec string `json:"spec,omitempty"`
+}
+
+// Report is the outcome of Check.
+type Report struct {
+	// Reference is the artifact's reference ("" in memory).
+	Reference string `json:"reference,omitempty"`
+	// Platforms lists the platform manifests judged, in index order.
+	// Attestation manifests are not judged.
+	Platforms []string `json:"platforms"`
+	// Findings are every failure, warning and skip, index findings first,
+	// then each platform's in check order. Never nil.
+	Findings []Finding `json:"findings"`
+}
+
+// Failed reports whether any finding is a failure.
+func (r *Report) Failed() bool {
+	for _, f := range r.Findings {
+		if f.Severity == SeverityFail {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many findings have severity s.
+func (r *Report) Count(s Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// CheckOption configures Check.
+type CheckOption func(*checkOptions)
+
+type checkOptions struct {
+	resolver    KitResolver
+	resolverSet bool
+}
+
+// WithKitResolver sets how merged-set-declarations reaches the kits a
+// merged set lists. The default, for an artifact opened from a registry,
+// reads them from their registries with the options Open was given; for
+// other artifacts there is none and the check is skipped. A nil resolver
+// skips the check.
+func WithKitResolver(r KitResolver) CheckOption {
+	return func(o *checkOptions) { o.resolver, o.resolverSet = r, true }
+}
+
+func (a *Artifact) makeCheckOptions(opts []CheckOption) checkOptions {
+	var o checkOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if !o.resolverSet && a.registry != nil {
+		o.resolver = registryResolver{opts: a.registry}
+	}
+	return o
+}
+
+// CheckInfo describes one check.
+type CheckInfo struct {
+	// ID is the check id findings carry: kit-tck's name for the twenty
+	// conformance checks, "oci-media-types" for kitsmith's own.
+	ID string `json:"id"`
+	// Summary says what the check asserts, in one sentence.
+	Summary string `json:"summary"`
+	// Spec is the specification reference findings carry by default.
+	Spec string `json:"spec"`
+}
+
+// check is one rule applied to one platform manifest.
+type check struct {
+	CheckInfo
+	run func(*checkState) []Finding
+}
+
+// Checks lists every check Check runs, in the order it runs them:
+// oci-media-types, then kit-tck's artifact checks in kit-tck's order.
+func Checks() []CheckInfo {
+	list := kitChecks()
+	out := make([]CheckInfo, 0, len(list)+2)
+	out = append(out, mediaTypesInfo, descriptorAnnotationInfo)
+	for _, c := range list {
+		out = append(out, c.CheckInfo)
+	}
+	return out
+}
+
+// Check judges the artifact: every platform manifest, and the index. It
+// returns an error only when the artifact cannot be read (a registry or
+// file that fails, a cancelled ctx); everything wrong with the artifact
+// itself is a finding.
+func (a *Artifact) Check(ctx context.Context, opts ...CheckOption) (*Report, error) {
+	o := a.makeCheckOptions(opts)
+	st, err := a.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Reference: a.ref, Platforms: []string{}, Findings: []Finding{}}
+	rep.Findings = append(rep.Findings, indexMediaTypeFindings(st)...)
+	if len(st.manifests) == 0 {
+		rep.Findings = append(rep.Findings, Finding{Check: "descriptor-annotation", Severity: SeverityFail, Spec: "SPEC-v3 §9.3",
+			Message: "the index lists no platform image manifest, so there is no kit to read: a kit index lists one image manifest per platform"})
+		return rep, nil
+	}
+	for _, m := range st.manifests {
+		rep.Platforms = append(rep.Platforms, m.platform)
+		fs, err := a.checkManifest(ctx, st, m, o)
+		if err != nil {
+			return nil, fmt.Errorf("checking %s: %w", m.platform, err)
+		}
+		rep.Findings = append(rep.Findings, fs...)
+	}
+	return rep, nil
+}
+
+// checkManifest runs every check on one platform manifest.
+func (a *Artifact) checkManifest(ctx context.Context, st *structure, m *platformManifest, o checkOptions) ([]Finding, error) {
+	s := &checkState{ctx: ctx, st: st, m: m, ann: m.annotations(), resolver: o.resolver}
+	var out []Finding
+	emit := func(info CheckInfo, fs []Finding) {
+		for _, f := range fs {
+			f.Check, f.Platform = info.ID, m.platform
+			if f.Spec == "" {
+				f.Spec = info.Spec
+			}
+			out = append(out, f)
+		}
+	}
+	emit(mediaTypesInfo, manifestMediaTypeFindings(s))
+	if fs := s.decodeDescriptor(); fs != nil {
+		emit(descriptorAnnotationInfo, fs)
+		return out, nil
+	}
+	if err := s.readLayers(); err != nil {
+		return nil, err
+	}
+	for _, c := range kitChecks() {
+		emit(c.CheckInfo, c.run(s))
+	}
+	return out, nil
+}
+
+// checkState is what the checks of one platform manifest share.
+type checkState struct {
+	ctx      context.Context
+	st       *structure
+	m        *platformManifest
+	ann      map[string]string
+	resolver KitResolver
+
+	raw string
+	kit *spec.Kit
+	d   *spec.Descriptor
+
+	// fs is the composed filesystem of the layers; nil when the manifest
+	// has none or they could not be read (fsErr says why).
+	fs            *layerFS
+	fsErr         error
+	skippedLayers []int
+	stems         []string
+	stem          string
+}
+
+func fail(format string, args ...any) []Finding {
+	return []Finding{{Severity: SeverityFail, Message: fmt.Sprintf(format, args...)}}
+}
+
+func warn(format string, args ...any) []Finding {
+	return []Finding{{Severity: SeverityWarn, Message: fmt.Sprintf(format, args...)}}
+}
+
+func skip(format string, args ...any) []Finding {
+	return []Finding{{Severity: SeveritySkip, Message: fmt.Sprintf(format, args...)}}
+}
+
+// withSpec sets the specification reference of findings.
+func withSpec(ref string, fs []Finding) []Finding {
+	for i := range fs {
+		fs[i].Spec = ref
+	}
+	return fs
+}
+
+// readLayers composes the layers and finds the kit's own staged root.
+// Content that is wrong (not a tar, a digest mismatch) is kept in fsErr
+// for the checks to report; failing to reach it is an error.
+func (s *checkState) readLayers() error {
+	if len(s.m.manifest.Layers) == 0 {
+		return nil
+	}
+	fs, skipped, err := s.m.readFS(s.ctx)
+	s.skippedLayers = skipped
+	if err != nil {
+		if isIOError(err) {
+			return err
+		}
+		s.fsErr = err
+		return nil
+	}
+	s.fs = fs
+	s.stems = fs.stems()
+	s.stem = ownStem(fs, s.d, s.stems)
+	return nil
+}
+
+// noFS returns a skip when the layers could not be composed.
+func (s *checkState) noFS() []Finding {
+	switch {
+	case s.fsErr != nil:
+		return skip("the layers could not be read (see at-least-one-layer)")
+	case s.fs == nil:
+		return skip("the manifest has no layers to read (see at-least-one-layer)")
+	}
+	return nil
+}

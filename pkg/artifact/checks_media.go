@@ -1,0 +1,127 @@
+package artifact
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+var mediaTypesInfo = CheckInfo{ID: "oci-media-types", Spec: "SPEC-v3 §10",
+	Summary: "The kit is a plain OCI image: OCI index, manifest, image config and layer media types, no artifactType, filesystem layers only."}
+
+// dockerClassicFix is how a kit pushed by Docker's classic image store is
+// rebuilt.
+const dockerClassicFix = "This is what Docker's default `docker` build driver pushes (the classic image store): " +
+	"it writes Docker media types and drops annotations, and sbx refuses the image. " +
+	"Rebuild with `kitsmith build --push`, or with buildx on a docker-container builder and oci-mediatypes=true " +
+	"(docker buildx create --driver docker-container --use; docker buildx build --output type=image,oci-mediatypes=true,push=true,annotation-manifest.<key>=<value> …)."
+
+// indexMediaTypeFindings judges the index itself and what it lists.
+func indexMediaTypeFindings(st *structure) []Finding {
+	if st.index == nil {
+		return nil
+	}
+	var out []Finding
+	add := func(fs []Finding) {
+		for _, f := range fs {
+			f.Check, f.Spec = mediaTypesInfo.ID, mediaTypesInfo.Spec
+			out = append(out, f)
+		}
+	}
+	if st.indexType == types.DockerManifestList {
+		msg := fmt.Sprintf("the index is a Docker manifest list (%s), not an OCI image index", st.indexType)
+		if len(st.index.Annotations) == 0 {
+			msg += ", and it carries no annotations"
+		}
+		add(fail("%s. %s", msg, dockerClassicFix))
+	}
+	if st.index.ArtifactType != "" {
+		add(fail("the index declares artifactType %q: a kit is a plain OCI image with no artifactType, so it was pushed as an OCI artifact (oras push or similar); publish the kit image itself with kitsmith build --push", st.index.ArtifactType))
+	}
+	for _, d := range st.others {
+		if d.MediaType.IsIndex() {
+			add(fail("the index lists a nested index %s: a kit's index lists its platform manifests directly", d.Digest))
+			continue
+		}
+		add(fail("the index lists %s of media type %s, which is neither a platform image manifest nor an attestation manifest", d.Digest, mediaTypeOrNone(d.MediaType)))
+	}
+	return out
+}
+
+// dockerLayerTypes are the Docker layer media types.
+var dockerLayerTypes = map[types.MediaType]bool{
+	types.DockerLayer: true, types.DockerUncompressedLayer: true, types.DockerForeignLayer: true,
+}
+
+// manifestType is the manifest's own media type, or its descriptor's.
+func manifestType(m *platformManifest) types.MediaType {
+	if m.manifest.MediaType != "" {
+		return m.manifest.MediaType
+	}
+	return m.desc.MediaType
+}
+
+func hasDockerMediaTypes(m *platformManifest) bool {
+	if manifestType(m) == types.DockerManifestSchema2 || m.manifest.Config.MediaType == types.DockerConfigJSON {
+		return true
+	}
+	for _, l := range m.manifest.Layers {
+		if dockerLayerTypes[l.MediaType] {
+			return true
+		}
+	}
+	return false
+}
+
+// manifestMediaTypeFindings judges one platform manifest's media types.
+func manifestMediaTypeFindings(s *checkState) []Finding {
+	m := s.m
+	var out []Finding
+	if hasDockerMediaTypes(m) {
+		var parts []string
+		if mt := manifestType(m); mt == types.DockerManifestSchema2 {
+			parts = append(parts, fmt.Sprintf("a Docker v2 manifest (%s)", mt))
+		}
+		if mt := m.manifest.Config.MediaType; mt == types.DockerConfigJSON {
+			parts = append(parts, fmt.Sprintf("a Docker image config (%s)", mt))
+		}
+		n, mt := 0, types.MediaType("")
+		for _, l := range m.manifest.Layers {
+			if dockerLayerTypes[l.MediaType] {
+				n, mt = n+1, l.MediaType
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d Docker layer%s (%s)", n, plural(n), mt))
+		}
+		msg := "the image has " + strings.Join(parts, ", ") + " where a kit has OCI media types"
+		if len(m.manifest.Annotations) == 0 {
+			msg += ", and its manifest carries no annotations, so the kit descriptor is gone too"
+		}
+		out = append(out, fail("%s. %s", msg, dockerClassicFix)...)
+	}
+	if m.manifest.ArtifactType != "" {
+		out = append(out, fail("the manifest declares artifactType %q: a kit is a plain OCI image with no artifactType, so it was pushed as an OCI artifact (oras push or similar) and sbx does not read it as a kit; publish the kit image itself with kitsmith build --push", m.manifest.ArtifactType)...)
+	}
+	switch mt := m.manifest.Config.MediaType; mt {
+	case types.OCIConfigJSON, types.DockerConfigJSON:
+	case types.OCIEmptyJSON:
+		out = append(out, fail("the config is the OCI empty descriptor (%s): a kit's config is an image config (application/vnd.oci.image.config.v1+json), even a declaration-only mixin's, which holds its platform", mt)...)
+	default:
+		out = append(out, fail("the config has media type %s, which is not an image config: a kit's config is application/vnd.oci.image.config.v1+json", mediaTypeOrNone(mt))...)
+	}
+	for i, l := range m.manifest.Layers {
+		if !tarLayerTypes[l.MediaType] {
+			out = append(out, fail("layer %d (%s) has media type %s, which is not a filesystem layer: a runtime cannot unpack it into the sandbox", i, l.Digest, mediaTypeOrNone(l.MediaType))...)
+		}
+	}
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

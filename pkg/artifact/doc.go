@@ -1,0 +1,29 @@
+// Package artifact reads published kit images and judges them against the
+// v3 specification's artifact rules, as the specification's conformance
+// kit (kit-tck validate) does.
+//
+// A kit image is read with Open from a registry reference
+// (registry/repo:tag or @sha256:…), an OCI layout directory
+// ("oci:DIR[:tag]") or an OCI archive ("oci-archive:FILE[:tag]"), or wrapped
+// from an in-memory go-containerregistry index or image with FromIndex and
+// FromImage, as a build does before it exports anything.
+//
+// Inspect reports what a consumer sees: digests, media types, platforms,
+// annotations (falling back from the index to a platform manifest, SPEC-v3
+// §9.3), the decoded descriptor, its capabilities and permission surface,
+// and the sources staged under /usr/share/sandbox/kit. Check judges every
+// platform manifest and the index with the twenty kit-tck artifact checks,
+// under the same check ids, plus kitsmith's own oci-media-types check, and
+// returns a Report of Findings that say what is wrong, how it happened and
+// how to fix it.
+//
+// The package also holds what a builder needs to produce a conforming
+// image: the annotation keys and Annotations (SPEC-v3 §7.2–7.3), and
+// DerivedProvides with IntersectProvides (§7.6).
+//
+// Every read is bounded: manifests, configs and the few files a check reads
+// from the layers are capped, layers are streamed and never held in memory,
+// and archive entries that would escape the archive are refused. Nothing in
+// the package reads environment variables; registry credentials come from
+// the keychain given to WithKeychain (authn.DefaultKeychain by default).
+package artifact

@@ -1,0 +1,246 @@
+package artifact
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// Inspection is what a consumer sees of a kit image: where it is, what it
+// is made of, and what the kit declares.
+type Inspection struct {
+	// Reference is the reference the artifact was opened by.
+	Reference string
+	// Digest, MediaType and Size are the top-level manifest's: the image
+	// index's, or the single image manifest's.
+	Digest    string
+	MediaType string
+	Size      int64
+	// IndexAnnotations are the image index's annotations; nil without an
+	// index.
+	IndexAnnotations map[string]string
+	// Manifests are the platform manifests, in index order.
+	Manifests []ManifestInfo
+	// Attestations are the attestation manifests the index lists (BuildKit
+	// provenance or SBOM), which are not kit manifests.
+	Attestations []BlobInfo
+
+	// Platform is the platform manifest the kit fields below describe:
+	// the one WithPlatform selected, else the first.
+	Platform string
+	// AnnotationSource is where the kit annotations were read: "index",
+	// or "manifest" when there is no index or the index lacks the
+	// descriptor, as consumers fall back (SPEC-v3 §9.3).
+	AnnotationSource string
+	// Annotations are the annotations read from AnnotationSource.
+	Annotations map[string]string
+	// Descriptor is the decoded descriptor annotation; nil when it is
+	// missing or does not decode, and DescriptorError says why.
+	Descriptor      *spec.Descriptor
+	DescriptorError string
+	// Capabilities are the capability types the descriptor requests.
+	Capabilities []string
+	// Surface is the descriptor's permission surface (spec.SurfaceOf).
+	Surface *spec.Surface
+	// BuiltBy is the decoded built-by annotation; nil when absent or
+	// malformed.
+	BuiltBy *BuiltBy
+	// Stem is the staged root holding the kit's own sources ("" when
+	// none matches or the layers were not read).
+	Stem string
+	// StagedFiles are the regular files under /usr/share/sandbox/kit in
+	// Platform's layers, in path order.
+	StagedFiles []StagedFile
+
+	descriptorRaw string
+}
+
+// ManifestInfo describes one platform manifest.
+type ManifestInfo struct {
+	Platform    string
+	Digest      string
+	MediaType   string
+	Size        int64
+	Config      BlobInfo
+	Layers      []BlobInfo
+	Annotations map[string]string
+}
+
+// BlobInfo is a content descriptor: a config, layer or manifest.
+type BlobInfo struct {
+	Digest    string
+	MediaType string
+	Size      int64
+}
+
+// StagedFile is a file staged under /usr/share/sandbox/kit.
+type StagedFile struct {
+	Path string
+	Size int64
+	// Mode is the file's permission bits, e.g. 0o644.
+	Mode int64
+}
+
+// InspectOption configures Inspect.
+type InspectOption func(*inspectOptions)
+
+type inspectOptions struct {
+	platform   string
+	skipLayers bool
+}
+
+// WithPlatform selects the platform manifest ("linux/arm64";
+// "linux/arm64/v8" matches too) whose annotations and layers Inspect reads.
+// The default is the index's first platform manifest. Inspect fails with
+// ErrNoPlatform when the artifact has none for the platform.
+func WithPlatform(platform string) InspectOption {
+	return func(o *inspectOptions) { o.platform = platform }
+}
+
+// withoutLayers skips reading layers (staged files), for callers that want
+// the annotations only.
+func withoutLayers() InspectOption { return func(o *inspectOptions) { o.skipLayers = true } }
+
+// Inspect reads what a consumer sees of the kit: digests, media types,
+// platforms, annotations (falling back from the index to the selected
+// platform manifest), the decoded descriptor with its capabilities and
+// permission surface, built-by, and the staged files of the selected
+// platform's layers. A missing or malformed descriptor is reported in
+// DescriptorError, not as an error: Inspect shows what is there.
+func (a *Artifact) Inspect(ctx context.Context, opts ...InspectOption) (*Inspection, error) {
+	var o inspectOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	st, err := a.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := &Inspection{Reference: a.ref}
+	if st.index != nil {
+		in.Digest, in.MediaType, in.Size = st.indexDigest.String(), string(st.indexType), st.indexSize
+		in.IndexAnnotations = st.index.Annotations
+		for _, d := range st.attestations {
+			in.Attestations = append(in.Attestations, blobInfo(d))
+		}
+	}
+	for _, m := range st.manifests {
+		in.Manifests = append(in.Manifests, manifestInfo(m))
+	}
+	if len(st.manifests) == 0 {
+		return nil, fmt.Errorf("%w: the index lists no platform image manifest", ErrNoPlatform)
+	}
+	if st.index == nil {
+		d := st.manifests[0].desc
+		in.Digest, in.MediaType, in.Size = d.Digest.String(), string(manifestType(st.manifests[0])), d.Size
+	}
+	m, err := selectManifest(st.manifests, o.platform)
+	if err != nil {
+		return nil, err
+	}
+	in.Platform = m.platform
+	in.Annotations, in.AnnotationSource = m.annotations(), "manifest"
+	if st.index != nil && st.index.Annotations[AnnotationDescriptor] != "" {
+		in.Annotations, in.AnnotationSource = st.index.Annotations, "index"
+	}
+	in.decode()
+	if o.skipLayers || len(m.manifest.Layers) == 0 {
+		return in, nil
+	}
+	fs, _, err := m.readFS(ctx)
+	if err != nil {
+		if isIOError(err) {
+			return nil, fmt.Errorf("reading the layers of %s: %w", m.platform, err)
+		}
+		return in, nil // content errors are Check's to report
+	}
+	in.StagedFiles = stagedFiles(fs)
+	if in.Descriptor != nil {
+		in.Stem = ownStem(fs, in.Descriptor, fs.stems())
+	}
+	return in, nil
+}
+
+// decode fills the descriptor fields from the annotations.
+func (in *Inspection) decode() {
+	if v, ok := in.Annotations[AnnotationBuiltBy]; ok {
+		if b, err := ParseBuiltBy(v); err == nil {
+			in.BuiltBy = b
+		}
+	}
+	raw, ok := in.Annotations[AnnotationDescriptor]
+	if !ok || raw == "" {
+		in.DescriptorError = fmt.Sprintf("no %s annotation", AnnotationDescriptor)
+		return
+	}
+	k, err := spec.Parse(AnnotationDescriptor, []byte(raw))
+	switch {
+	case err != nil:
+		in.DescriptorError = err.Error()
+		return
+	case k.Descriptor == nil || len(k.Problems().Errors) > 0:
+		in.DescriptorError = "the descriptor annotation does not decode: " + k.Problems().Err().Error()
+		return
+	}
+	in.descriptorRaw = raw
+	in.Descriptor = k.Descriptor
+	in.Capabilities = k.Descriptor.CapabilityTypes()
+	in.Surface = spec.SurfaceOf(k.Descriptor)
+}
+
+// DescriptorJSON returns the descriptor annotation as published (compact
+// JSON), or nil when there is no decodable descriptor.
+func (in *Inspection) DescriptorJSON() []byte {
+	if in.Descriptor == nil {
+		return nil
+	}
+	return []byte(in.descriptorRaw)
+}
+
+func selectManifest(ms []*platformManifest, platform string) (*platformManifest, error) {
+	if platform == "" {
+		return ms[0], nil
+	}
+	var have []string
+	for _, m := range ms {
+		if samePlatform(m.platform, platform) {
+			return m, nil
+		}
+		have = append(have, m.platform)
+	}
+	return nil, fmt.Errorf("%w %s: the artifact carries %s", ErrNoPlatform, platform, strings.Join(have, ", "))
+}
+
+func blobInfo(d v1.Descriptor) BlobInfo {
+	return BlobInfo{Digest: d.Digest.String(), MediaType: string(d.MediaType), Size: d.Size}
+}
+
+func manifestInfo(m *platformManifest) ManifestInfo {
+	mi := ManifestInfo{
+		Platform: m.platform, Digest: m.desc.Digest.String(), MediaType: string(manifestType(m)), Size: m.desc.Size,
+		Config: blobInfo(m.manifest.Config), Annotations: m.manifest.Annotations,
+	}
+	for _, l := range m.manifest.Layers {
+		mi.Layers = append(mi.Layers, blobInfo(l))
+	}
+	return mi
+}
+
+// stagedFiles lists the regular files under StagedRoot.
+func stagedFiles(fs *layerFS) []StagedFile {
+	root := fs.lookup(StagedRoot, true)
+	if root == nil || !root.isDir() {
+		return nil
+	}
+	var out []StagedFile
+	walk(root, func(n *fsNode) {
+		if n.typ == typeReg {
+			out = append(out, StagedFile{Path: n.path(), Size: n.size, Mode: n.mode & 0o7777})
+		}
+	})
+	return out
+}

@@ -1,0 +1,235 @@
+package artifact
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// Reference prefixes Open understands besides registry references.
+const (
+	LayoutPrefix  = "oci:"
+	ArchivePrefix = "oci-archive:"
+)
+
+// source is a parsed Open reference.
+type source struct {
+	kind Origin
+	path string
+	tag  string
+}
+
+var tagRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+
+// parseSource splits oci:DIR[:tag] and oci-archive:FILE[:tag]; anything
+// else is a registry reference. A path that exists as given keeps any
+// colon it contains.
+func parseSource(ref string) (source, error) {
+	for _, p := range []struct {
+		prefix string
+		kind   Origin
+	}{{LayoutPrefix, OriginLayout}, {ArchivePrefix, OriginArchive}} {
+		rest, ok := strings.CutPrefix(ref, p.prefix)
+		if !ok {
+			continue
+		}
+		if rest == "" {
+			return source{}, fmt.Errorf("%q names no path: write %sPATH[:tag]", ref, p.prefix)
+		}
+		s := source{kind: p.kind, path: rest}
+		if _, err := os.Stat(rest); err != nil {
+			if i := strings.LastIndex(rest, ":"); i > 0 && tagRE.MatchString(rest[i+1:]) {
+				s.path, s.tag = rest[:i], rest[i+1:]
+			}
+		}
+		return s, nil
+	}
+	return source{kind: OriginRegistry, path: ref}, nil
+}
+
+func openArchive(ref, file, tag string) (*Artifact, error) {
+	st, err := os.Stat(file)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
+	case st.IsDir():
+		return nil, fmt.Errorf("opening %s: %w: %s is a directory; read a layout directory with %s%s", ref, ErrNotLayout, file, LayoutPrefix, file)
+	}
+	s, err := indexArchive(file)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
+	}
+	return openLayout(ref, s, tag, OriginArchive)
+}
+
+// openLayout selects the kit in a layout's index.json.
+func openLayout(ref string, s blobStore, tag string, origin Origin) (*Artifact, error) {
+	if d, ok := s.(dirStore); ok {
+		st, err := os.Stat(d.dir)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", ref, err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("opening %s: %w: %s is a file; read an archive with %s%s", ref, ErrNotLayout, d.dir, ArchivePrefix, d.dir)
+		}
+	}
+	if err := layoutMarker(s); err != nil {
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
+	}
+	raw, err := s.readFile("index.json", maxManifestBytes)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w: reading index.json: %w", ref, ErrNotLayout, err)
+	}
+	root, err := newStoreIndex(s, types.OCIImageIndex, raw)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: index.json: %w", ref, err)
+	}
+	a := &Artifact{ref: ref, origin: origin}
+	d, whole, err := selectEntry(root.manifest, tag)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
+	}
+	switch {
+	case whole:
+		a.index = root
+	case d.MediaType.IsIndex():
+		a.index, err = root.ImageIndex(d.Digest)
+	case d.MediaType.IsImage():
+		a.image, err = root.Image(d.Digest)
+	default:
+		err = fmt.Errorf("%w: index.json entry %s is %s, neither an image index nor an image manifest", ErrUnsupportedMediaType, d.Digest, mediaTypeOrNone(d.MediaType))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
+	}
+	return a, nil
+}
+
+// selectEntry picks the index.json entry a layout reference names. whole
+// reports that index.json itself is the kit's index: several platform
+// manifests and no tags, as go-containerregistry's layout.Write leaves it.
+func selectEntry(im *v1.IndexManifest, tag string) (d v1.Descriptor, whole bool, err error) {
+	var tags []string
+	for _, m := range im.Manifests {
+		rn := m.Annotations[AnnotationRefName]
+		if rn != "" {
+			tags = append(tags, rn)
+		}
+		if tag != "" && (rn == tag || strings.HasSuffix(rn, ":"+tag)) {
+			return m, false, nil
+		}
+	}
+	switch {
+	case tag != "":
+		return d, false, fmt.Errorf("%w: no index.json entry is tagged %q (tags: %s)", ErrNotFound, tag, listOrNone(tags))
+	case len(im.Manifests) == 0:
+		return d, false, fmt.Errorf("%w: index.json lists no manifests", ErrNotFound)
+	case len(im.Manifests) == 1:
+		return im.Manifests[0], false, nil
+	case len(tags) == 0:
+		return d, true, nil
+	}
+	return d, false, fmt.Errorf("index.json lists %d entries; name one with :TAG (tags: %s)", len(im.Manifests), listOrNone(tags))
+}
+
+func listOrNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
+}
+
+func mediaTypeOrNone(mt types.MediaType) string {
+	if mt == "" {
+		return "without a media type"
+	}
+	return string(mt)
+}
+
+func openRegistry(ctx context.Context, ref string, o *options) (*Artifact, error) {
+	r, err := name.ParseReference(ref, o.nameOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: not a registry reference, %sDIR[:tag] or %sFILE[:tag]: %w", ref, LayoutPrefix, ArchivePrefix, err)
+	}
+	desc, err := remote.Get(r, o.remoteOptions(ctx)...)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", ref, classifyRegistryError(r, err))
+	}
+	if desc.Size > maxManifestBytes {
+		return nil, fmt.Errorf("opening %s: %w: manifest is %d bytes", ref, ErrTooLarge, desc.Size)
+	}
+	a := &Artifact{ref: ref, origin: OriginRegistry, registry: o}
+	switch {
+	case desc.MediaType.IsIndex():
+		a.index, err = desc.ImageIndex()
+	case desc.MediaType.IsImage():
+		a.image, err = desc.Image()
+	case desc.MediaType.IsSchema1():
+		err = fmt.Errorf("%w: %s is a Docker schema 1 manifest (%s), which no kit builder writes; rebuild and push it with kitsmith build",
+			ErrUnsupportedMediaType, r, desc.MediaType)
+	default:
+		err = fmt.Errorf("%w: %s is %s, neither an image index nor an image manifest", ErrUnsupportedMediaType, r, mediaTypeOrNone(desc.MediaType))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
+	}
+	return a, nil
+}
+
+// classifyRegistryError wraps a registry error in the sentinel that says
+// what went wrong, keeping the original for its detail.
+func classifyRegistryError(r name.Reference, err error) error {
+	var te *transport.Error
+	if errors.As(err, &te) {
+		for _, d := range te.Errors {
+			switch d.Code {
+			case transport.ManifestUnknownErrorCode:
+				return fmt.Errorf("%w: %s has no manifest %s: %w", ErrNotFound, r.Context(), r.Identifier(), err)
+			case transport.NameUnknownErrorCode:
+				return fmt.Errorf("%w: no repository %s: %w", ErrNotFound, r.Context(), err)
+			case transport.UnauthorizedErrorCode, transport.DeniedErrorCode:
+				return fmt.Errorf("%w: %s refused access: %w", ErrUnauthorized, r.Context().Registry, err)
+			}
+		}
+		switch te.StatusCode {
+		case http.StatusNotFound:
+			return fmt.Errorf("%w: %s has no manifest %s: %w", ErrNotFound, r.Context(), r.Identifier(), err)
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("%w: %s refused access: %w", ErrUnauthorized, r.Context().Registry, err)
+		}
+		return err
+	}
+	var (
+		dnsErr  *net.DNSError
+		opErr   *net.OpError
+		certErr *tls.CertificateVerificationError
+		uaErr   x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		urlErr  *url.Error
+	)
+	switch {
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("%w: no host %s: %w", ErrUnreachable, dnsErr.Name, err)
+	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr):
+		return fmt.Errorf("%w: %s presented a certificate that does not verify: %w", ErrUnreachable, r.Context().Registry, err)
+	case errors.As(err, &opErr):
+		return fmt.Errorf("%w: nothing answers at %s: %w", ErrUnreachable, r.Context().RegistryStr(), err)
+	case errors.As(err, &urlErr):
+		return fmt.Errorf("%w: %s: %w", ErrUnreachable, r.Context().RegistryStr(), err)
+	}
+	return err
+}
