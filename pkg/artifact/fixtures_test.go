@@ -31,9 +31,11 @@ type entry struct {
 	link string
 }
 
-func dir(name string, uid int) entry { return entry{name: name, typ: tar.TypeDir, mode: 0o755, uid: uid, gid: uid} }
-func file(name, body string) entry  { return entry{name: name, mode: 0o644, body: body} }
-func exe(name, body string) entry   { return entry{name: name, mode: 0o755, body: body} }
+func dir(name string, uid int) entry {
+	return entry{name: name, typ: tar.TypeDir, mode: 0o755, uid: uid, gid: uid}
+}
+func file(name, body string) entry { return entry{name: name, mode: 0o644, body: body} }
+func exe(name, body string) entry  { return entry{name: name, mode: 0o755, body: body} }
 func symlink(name, target string) entry {
 	return entry{name: name, typ: tar.TypeSymlink, mode: 0o777, link: target}
 }
@@ -155,7 +157,9 @@ type kit struct {
 	platforms []string
 }
 
-func kitBuiltBy() *BuiltBy { return &BuiltBy{Name: "kitsmith", Version: "v0.0.0-test", Revision: "0123456789abcdef"} }
+func kitBuiltBy() *BuiltBy {
+	return &BuiltBy{Name: "kitsmith", Version: "v0.0.0-test", Revision: "0123456789abcdef"}
+}
 
 // newKit starts a kit from authored sources, as a build would publish it.
 func newKit(t testing.TB, files map[string]string, name string) *kit {
