@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -28,6 +30,12 @@ type Inspection struct {
 	// Attestations are the attestation manifests the index lists (BuildKit
 	// provenance or SBOM), which are not kit manifests.
 	Attestations []BlobInfo
+	// Referrers are the manifests a registry records as referring to the
+	// artifact (signatures, attestations attached later), read through the
+	// OCI referrers API or its tag-schema fallback. Registry artifacts
+	// only; ReferrersError says why they could not be listed.
+	Referrers      []BlobInfo
+	ReferrersError string
 
 	// Platform is the platform manifest the kit fields below describe:
 	// the one WithPlatform selected, else the first.
@@ -75,6 +83,8 @@ type BlobInfo struct {
 	Digest    string
 	MediaType string
 	Size      int64
+	// ArtifactType is a referrer's artifact type; "" otherwise.
+	ArtifactType string
 }
 
 // StagedFile is a file staged under /usr/share/sandbox/kit.
@@ -141,6 +151,9 @@ func (a *Artifact) Inspect(ctx context.Context, opts ...InspectOption) (*Inspect
 	m, err := selectManifest(st.manifests, o.platform)
 	if err != nil {
 		return nil, err
+	}
+	if !o.skipLayers {
+		a.referrers(ctx, in)
 	}
 	in.Platform = m.platform
 	in.Annotations, in.AnnotationSource = m.annotations(), "manifest"
@@ -216,7 +229,37 @@ func selectManifest(ms []*platformManifest, platform string) (*platformManifest,
 }
 
 func blobInfo(d v1.Descriptor) BlobInfo {
-	return BlobInfo{Digest: d.Digest.String(), MediaType: string(d.MediaType), Size: d.Size}
+	return BlobInfo{Digest: d.Digest.String(), MediaType: string(d.MediaType), Size: d.Size, ArtifactType: d.ArtifactType}
+}
+
+// referrers lists what the registry records as referring to the artifact.
+func (a *Artifact) referrers(ctx context.Context, in *Inspection) {
+	if a.registry == nil {
+		return
+	}
+	r, err := name.ParseReference(a.ref, a.registry.nameOptions()...)
+	if err != nil {
+		in.ReferrersError = err.Error()
+		return
+	}
+	h, err := v1.NewHash(in.Digest)
+	if err != nil {
+		in.ReferrersError = err.Error()
+		return
+	}
+	idx, err := remote.Referrers(r.Context().Digest(h.String()), a.registry.remoteOptions(ctx)...)
+	if err != nil {
+		in.ReferrersError = err.Error()
+		return
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		in.ReferrersError = err.Error()
+		return
+	}
+	for _, d := range im.Manifests {
+		in.Referrers = append(in.Referrers, blobInfo(d))
+	}
 }
 
 func manifestInfo(m *platformManifest) ManifestInfo {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/url"
@@ -282,6 +283,18 @@ func applyLayer(ctx context.Context, f *layerFS, l v1.Layer, i int) error {
 	if err := f.apply(ctx, rc, i); err != nil {
 		return fmt.Errorf("reading layer %d: %w", i, err)
 	}
+	return drain(ctx, rc, i)
+}
+
+// maxTrailer bounds what is read after a layer's end-of-archive marker:
+// the tar padding and the compression trailer, which must be read for the
+// stream's checksum and digest to be verified.
+const maxTrailer = 1 << 20
+
+func drain(ctx context.Context, r io.Reader, i int) error {
+	if _, err := io.CopyN(io.Discard, ctxReader{ctx, r}, maxTrailer); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading layer %d: %w", i, err)
+	}
 	return nil
 }
 
@@ -296,6 +309,9 @@ func applyCapture(ctx context.Context, f *layerFS, l v1.Layer, i int) error {
 	scratch := newLayerFS(f.want)
 	if err := scratch.apply(ctx, rc, i); err != nil {
 		return fmt.Errorf("reading layer %d: %w", i, err)
+	}
+	if err := drain(ctx, rc, i); err != nil {
+		return err
 	}
 	walk(scratch.root, func(n *fsNode) {
 		if !n.captured && !n.tooLarge {

@@ -1,0 +1,149 @@
+package artifact
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// compose applies layers of entries in order.
+func compose(t *testing.T, want func(string) int64, layers ...[]entry) *layerFS {
+	t.Helper()
+	if want == nil {
+		want = func(string) int64 { return 0 }
+	}
+	f := newLayerFS(want)
+	for i, es := range layers {
+		if err := f.apply(context.Background(), bytes.NewReader(tarBytes(t, es...)), i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func paths(f *layerFS) []string {
+	var out []string
+	walk(f.root, func(n *fsNode) {
+		s := n.path()
+		if n.isDir() {
+			s += "/"
+		}
+		out = append(out, s)
+	})
+	return out
+}
+
+func TestLayerFSWhiteouts(t *testing.T) {
+	f := compose(t, nil,
+		[]entry{dir("a/", 0), file("a/x", "1"), file("a/y", "1"), dir("b/", 0), file("b/z", "1"), file("keep", "1")},
+		[]entry{file("a/.wh.x", ""), file("b/.wh..wh..opq", ""), file("b/new", "2"), file(".wh.keep", ""), file("c/d/e", "3")},
+		[]entry{file("c/.wh.d", ""), file("a/x", "again")},
+	)
+	want := []string{"/a/", "/a/x", "/a/y", "/b/", "/b/new", "/c/"}
+	if diff := cmp.Diff(want, paths(f)); diff != "" {
+		t.Errorf("composed paths mismatch (-want +got):\n%s", diff)
+	}
+	if n := f.lookup("/c", false); n == nil || n.explicit() {
+		t.Errorf("/c should be an implied directory, got %+v", n)
+	}
+}
+
+func TestLayerFSLookup(t *testing.T) {
+	f := compose(t, func(p string) int64 { return 100 },
+		[]entry{
+			symlink("bin", "usr/bin"), dir("usr/", 0), dir("usr/bin/", 0), exe("usr/bin/dash", "sh!"),
+			symlink("usr/bin/sh", "dash"), symlink("usr/bin/up", "../../etc/passwd"), dir("etc/", 0),
+			file("etc/passwd", "root"), symlink("loop1", "loop2"), symlink("loop2", "/loop1"),
+			{name: "etc/hard", typ: tar.TypeLink, link: "etc/passwd"},
+			symlink("abs", "/usr/bin/../bin/dash"), symlink("etc/climb", "../../../../etc/passwd"),
+		},
+	)
+	tests := []struct {
+		path   string
+		follow bool
+		want   string // the node's path, "" for none
+	}{
+		{path: "/bin/sh", follow: true, want: "/usr/bin/dash"},
+		{path: "/bin/sh", follow: false, want: "/usr/bin/sh"},
+		{path: "/bin", follow: false, want: "/bin"},
+		{path: "/bin/up", follow: true, want: "/etc/passwd"},
+		{path: "/loop1", follow: true},
+		{path: "/loop1", follow: false, want: "/loop1"},
+		{path: "/etc/hard", follow: true, want: "/etc/passwd"},
+		{path: "/abs", follow: true, want: "/usr/bin/dash"},
+		{path: "/etc/climb", follow: true, want: "/etc/passwd"},
+		{path: "/etc/passwd/x", follow: true},
+		{path: "/missing", follow: true},
+	}
+	for _, tt := range tests {
+		got := ""
+		if n := f.lookup(tt.path, tt.follow); n != nil {
+			got = n.path()
+		}
+		if got != tt.want {
+			t.Errorf("lookup(%q, %v) = %q, want %q", tt.path, tt.follow, got, tt.want)
+		}
+	}
+	if b, err := f.readFile("/bin/sh"); err != nil || string(b) != "sh!" {
+		t.Errorf("readFile(/bin/sh) = %q, %v", b, err)
+	}
+	if _, err := f.readFile("/usr"); !errors.Is(err, errNotRegular) {
+		t.Errorf("readFile(/usr) error = %v, want errNotRegular", err)
+	}
+	want := []Symlink{{Path: "/loop1", Target: "loop2"}, {Path: "/loop2", Target: "/loop1"}}
+	if diff := cmp.Diff(want, f.danglingLinks()); diff != "" {
+		t.Errorf("danglingLinks mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestLayerFSCaptureBounds(t *testing.T) {
+	f := compose(t, func(p string) int64 { return 4 }, []entry{file("small", "1234"), file("big", "12345")})
+	if b, err := f.readFile("/small"); err != nil || string(b) != "1234" {
+		t.Errorf("readFile(/small) = %q, %v", b, err)
+	}
+	if _, err := f.readFile("/big"); !errors.Is(err, errFileTooBig) {
+		t.Errorf("readFile(/big) error = %v, want errFileTooBig", err)
+	}
+}
+
+func TestLayerFSCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f := newLayerFS(wantedFile)
+	if err := f.apply(ctx, bytes.NewReader(tarBytes(t, file("a", "b"))), 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("apply with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestLookupUser(t *testing.T) {
+	passwd := "# comment:x:5:5::/home/c:/bin/sh\nroot:x:0:0:root:/root:/bin/bash\nagent:x:1000:1000::/home/agent:/bin/bash\nshort:x:7\nnohome:x:1001:1001::relative:/bin/sh\n"
+	group := "root:x:0:\nstaff:x:50:agent\n"
+	tests := []struct {
+		user string
+		want account
+		ok   bool
+	}{
+		{user: "agent", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 1000}, ok: true},
+		{user: "1000", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 1000}, ok: true},
+		{user: "001000", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 1000}, ok: true},
+		{user: "agent:staff", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 50}, ok: true},
+		{user: "agent:99", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 99}, ok: true},
+		{user: "agent:nogroup"},
+		{user: "root", want: account{name: "root", home: "/root"}, ok: true},
+		{user: "nohome"},
+		{user: "short"},
+		{user: "# comment"},
+		{user: "4294967295"},
+		{user: " agent"},
+	}
+	for _, tt := range tests {
+		got, ok := lookupUser(passwd, group, tt.user)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("lookupUser(%q) = %+v, %v; want %+v, %v", tt.user, got, ok, tt.want, tt.ok)
+		}
+	}
+}
