@@ -233,8 +233,10 @@ func TestCheck(t *testing.T) {
 			contains: []string{"The index carries it"},
 		},
 		{
-			name:     "descriptor annotation does not decode",
-			artifact: func(t testing.TB) *Artifact { return goodMixin(t).setAnn(AnnotationDescriptor, `{"schemaVersion": [`).artifact(t) },
+			name: "descriptor annotation does not decode",
+			artifact: func(t testing.TB) *Artifact {
+				return goodMixin(t).setAnn(AnnotationDescriptor, `{"schemaVersion": [`).artifact(t)
+			},
 			want:     each("fail descriptor-annotation"),
 			contains: []string{"does not decode"},
 		},
@@ -301,9 +303,11 @@ func TestCheck(t *testing.T) {
 		},
 		// built-by-annotation
 		{
-			name:     "built-by malformed",
-			artifact: func(t testing.TB) *Artifact { return goodMixin(t).setAnn(AnnotationBuiltBy, `{"name":"kitsmith"}`).artifact(t) },
-			want:     each("fail built-by-annotation"),
+			name: "built-by malformed",
+			artifact: func(t testing.TB) *Artifact {
+				return goodMixin(t).setAnn(AnnotationBuiltBy, `{"name":"kitsmith"}`).artifact(t)
+			},
+			want: each("fail built-by-annotation"),
 		},
 		{
 			name: "built-by absent", want: []string{},

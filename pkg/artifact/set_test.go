@@ -36,7 +36,7 @@ func mergedSet(t testing.TB, host string, edit func(*spec.Descriptor), staged ..
 		SchemaVersion: "3", Kind: spec.KindMixin, DisplayName: "Team", Version: "1.0.0",
 		Licenses: []string{"Apache-2.0", "BSD-3-Clause", "MIT"},
 		Provides: []string{"tool@1.2.0", "hello@2.0"},
-		Kits: []spec.KitRef{{Ref: toolRef, Digest: digest(toolPinned)}, {Ref: helloRef, Digest: digest(helloPinned)}},
+		Kits:     []spec.KitRef{{Ref: toolRef, Digest: digest(toolPinned)}, {Ref: helloRef, Digest: digest(helloPinned)}},
 	}
 	if edit != nil {
 		edit(d)
