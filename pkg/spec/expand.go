@@ -66,7 +66,7 @@ func (a Arg) Check(val string) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("value %q is not one of %s", val, joinQuoted(a.Enum))
+		return fmt.Errorf("value %q is not one of %s; supply one of them", val, joinQuoted(a.Enum))
 	}
 	if a.Pattern != "" {
 		re, err := regexp.Compile("^(?:" + a.Pattern + ")$")
@@ -74,7 +74,7 @@ func (a Arg) Check(val string) error {
 			return fmt.Errorf("invalid pattern: %w", err)
 		}
 		if !re.MatchString(val) {
-			return fmt.Errorf("value %q does not match pattern %q", val, a.Pattern)
+			return fmt.Errorf("value %q does not match pattern %q; supply a value that does", val, a.Pattern)
 		}
 	}
 	return nil
@@ -280,14 +280,8 @@ func expandNode(n *yaml.Node, x *expander, volumeConfig bool, depth int) error {
 	if n == nil || depth > maxDepth {
 		return nil
 	}
-	for _, c := range []*string{&n.HeadComment, &n.LineComment, &n.FootComment} {
-		if *c != "" {
-			s, err := x.replace(*c)
-			if err != nil {
-				return err
-			}
-			*c = s
-		}
+	if err := expandComments(n, x); err != nil {
+		return err
 	}
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
@@ -306,6 +300,9 @@ func expandNode(n *yaml.Node, x *expander, volumeConfig bool, depth int) error {
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key, val := n.Content[i], n.Content[i+1]
+			if err := expandComments(key, x); err != nil {
+				return err
+			}
 			if err := expandScalar(key, x, true); err != nil {
 				return err
 			}
@@ -318,6 +315,9 @@ func expandNode(n *yaml.Node, x *expander, volumeConfig bool, depth int) error {
 			}
 			textOnly := volumeConfig && (key.Value == "size" || key.Value == "mode")
 			if val.Kind == yaml.ScalarNode {
+				if err := expandComments(val, x); err != nil {
+					return err
+				}
 				if err := expandScalar(val, x, textOnly); err != nil {
 					return err
 				}
@@ -329,6 +329,21 @@ func expandNode(n *yaml.Node, x *expander, volumeConfig bool, depth int) error {
 		}
 	case yaml.ScalarNode:
 		return expandScalar(n, x, false)
+	}
+	return nil
+}
+
+// expandComments expands owned references in a node's comments as text
+// (they count as references, so they are expanded like any other).
+func expandComments(n *yaml.Node, x *expander) error {
+	for _, c := range []*string{&n.HeadComment, &n.LineComment, &n.FootComment} {
+		if *c != "" {
+			s, err := x.replace(*c)
+			if err != nil {
+				return err
+			}
+			*c = s
+		}
 	}
 	return nil
 }

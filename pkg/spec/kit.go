@@ -70,6 +70,8 @@ type Kit struct {
 	// schemaErrs are the JSON Schema violations of the document.
 	schemaErrs Errors
 	sources    map[string][]byte
+	// unreadRecipe records a recipe that exists but could not be read.
+	unreadRecipe bool
 }
 
 // SourceFiles returns the text of the kit's source files (descriptor and

@@ -276,8 +276,11 @@ func (l *loader) recipe(k *Kit, file string) {
 		return
 	}
 	companion := path.Join(path.Dir(file), k.Stem+".dockerfile")
+	// A companion that exists but cannot be read (a symbolic link
+	// escaping the kit directory) is still a companion: reading it
+	// reports why.
 	_, statErr := fs.Stat(l.fsys, companion)
-	hasCompanion := statErr == nil
+	hasCompanion := statErr == nil || !errors.Is(statErr, fs.ErrNotExist)
 	switch {
 	case d.Kind == KindSet || len(d.Kits) > 0:
 		k.Form = FormSet
@@ -288,7 +291,7 @@ func (l *loader) recipe(k *Kit, file string) {
 	case d.Build != "":
 		k.Form = FormInline
 		k.Recipe = inlineRecipe(k)
-		if hasCompanion {
+		if hasCompanion && d.Dockerfile == "" {
 			k.problems.add(false, newErrorf(k.KeyPosOf("build"), "build", "one-recipe", "",
 				"build: is declared and the companion recipe %s also exists; a kit's content recipe lives in exactly one place", path.Base(companion)))
 		}
@@ -301,6 +304,7 @@ func (l *loader) recipe(k *Kit, file string) {
 		text, tooBig, err := readLimited(l.fsys, name, maxFileBytes)
 		switch {
 		case err != nil:
+			k.unreadRecipe = true
 			k.problems.add(false, newErrorf(k.PosOf("dockerfile"), "dockerfile", fileCode(err), fileRef(err),
 				"dockerfile: names %q, which %s", d.Dockerfile, describeFileErr(err)))
 		case tooBig >= 0:
@@ -314,6 +318,7 @@ func (l *loader) recipe(k *Kit, file string) {
 		text, tooBig, err := readLimited(l.fsys, companion, maxFileBytes)
 		switch {
 		case err != nil:
+			k.unreadRecipe = true
 			k.problems.add(false, newErrorf(Range{Start: Pos{File: l.o.display(companion)}}, "", fileCode(err), fileRef(err),
 				"companion recipe %s %s", path.Base(companion), describeFileErr(err)))
 		case tooBig >= 0:
@@ -370,7 +375,7 @@ func describeFileErr(err error) string {
 	var pe *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "does not exist in the kit directory"
+		return "does not exist in the kit directory; add the file or fix the path"
 	case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"):
 		return "resolves outside the kit directory (a symbolic link points out of it); copy the file into the kit directory"
 	case errors.As(err, &pe):

@@ -45,6 +45,13 @@ type lineMap struct{ line, colOff int }
 
 var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// parserErrors are the yaml.v3 parser's messages (as opposed to its
+// scanner's).
+var parserErrors = []string{
+	"did not find expected <document start>", "did not find expected node content", "did not find expected key",
+	"did not find expected '-' indicator", "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+}
+
 // parseDocument parses src as one YAML document. The error, if any, is a
 // positioned *Error.
 func parseDocument(file string, src []byte, lines []lineMap) (*document, *Error) {
@@ -106,6 +113,15 @@ func (d *document) yamlError(err error) *Error {
 	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
+		// yaml.v3 numbers a parser error's line from 0 (the line of the
+		// construct it was parsing); scanner errors are numbered from 1.
+		for _, p := range parserErrors {
+			if strings.HasPrefix(msg, p) {
+				line++
+				break
+			}
+		}
+		line = min(line, 1+bytes.Count(d.src, []byte("\n")))
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}

@@ -241,35 +241,47 @@ type Widening struct {
 
 func (w Widening) String() string { return w.Category + ": " + w.Detail }
 
-// Widenings lists what candidate grants beyond s: new allow hosts and
-// grants, removed deny rules, new credentials, paths, ports, devices,
-// services, and privileged execution. Narrowings are not reported.
+// Widenings lists what candidate grants beyond s (SPEC-v3
+// §7.4/widenings-gate), in this order: new connection allow hosts
+// (install, runtime), removed deny hosts, new HTTP grants not covered by a
+// granted one (a grant whose host is itself newly allowed is not repeated),
+// removed HTTP deny rules not covered by a remaining one, new credentials
+// (install, runtime), new SSH agent grants, storage, host mount, skills
+// and skills-write paths, ports, USB devices, privileged execution, and
+// other requests (services). Narrowings are not reported.
 func (s *Surface) Widenings(candidate *Surface) []Widening {
+	g, c := s, candidate
 	var out []Widening
-	granted := s.lists()
-	for i, c := range candidate.lists() {
-		g := granted[i]
-		if strings.HasSuffix(c.name, ".deny") {
-			for _, d := range setDiff(*g.list, *c.list) {
-				out = append(out, Widening{Category: c.name + "-removed", Detail: d})
-			}
-			continue
-		}
-		if strings.Contains(c.name, ".http.allow") {
-			for _, a := range setDiff(*c.list, *g.list) {
-				if !coveredHTTP(a, *g.list) {
-					out = append(out, Widening{Category: c.name, Detail: a})
-				}
-			}
-			continue
-		}
-		for _, a := range setDiff(*c.list, *g.list) {
-			out = append(out, Widening{Category: c.name, Detail: a})
+	add := func(category string, details []string) {
+		for _, d := range details {
+			out = append(out, Widening{Category: category, Detail: d})
 		}
 	}
-	if candidate.Privileged && !s.Privileged {
+	newInstall := setDiff(c.NetworkInstallAllow, g.NetworkInstallAllow)
+	newRuntime := setDiff(c.NetworkRuntimeAllow, g.NetworkRuntimeAllow)
+	droppedInstall := setDiff(g.NetworkInstallDeny, c.NetworkInstallDeny)
+	droppedRuntime := setDiff(g.NetworkRuntimeDeny, c.NetworkRuntimeDeny)
+	add("network.install.allow", newInstall)
+	add("network.runtime.allow", newRuntime)
+	add("network.install.deny-removed", droppedInstall)
+	add("network.runtime.deny-removed", droppedRuntime)
+	add("network.install.http.allow", httpWidenings(completeHTTP(g.NetworkInstallHTTPAllow, g.NetworkInstallAllow), c.NetworkInstallHTTPAllow, c.NetworkInstallAllow, newInstall))
+	add("network.runtime.http.allow", httpWidenings(completeHTTP(g.NetworkRuntimeHTTPAllow, g.NetworkRuntimeAllow), c.NetworkRuntimeHTTPAllow, c.NetworkRuntimeAllow, newRuntime))
+	add("network.install.http.deny-removed", httpDenyRemovals(g.NetworkInstallHTTPDeny, c.NetworkInstallHTTPDeny, droppedInstall))
+	add("network.runtime.http.deny-removed", httpDenyRemovals(g.NetworkRuntimeHTTPDeny, c.NetworkRuntimeHTTPDeny, droppedRuntime))
+	add("credentials.install", setDiff(c.CredentialsInstall, g.CredentialsInstall))
+	add("credentials.runtime", setDiff(c.CredentialsRuntime, g.CredentialsRuntime))
+	add("ssh-agent", sshWidenings(g.SSHAgent, c.SSHAgent))
+	add("storage", setDiff(c.StoragePaths, g.StoragePaths))
+	add("host-mounts", setDiff(c.HostMountPaths, g.HostMountPaths))
+	add("skills", setDiff(c.SkillsPaths, g.SkillsPaths))
+	add("skills.write", setDiff(c.SkillsWritePaths, g.SkillsWritePaths))
+	add("ports", setDiff(c.Ports, g.Ports))
+	add("usb", setDiff(c.USB, g.USB))
+	if c.Privileged && !g.Privileged {
 		out = append(out, Widening{Category: "privileged", Detail: "requests privileged execution"})
 	}
+	add("services", setDiff(c.Services, g.Services))
 	return out
 }
 
@@ -288,33 +300,140 @@ func setDiff(a, b []string) []string {
 	return out
 }
 
-// coveredHTTP reports whether a granted HTTP atom covers atom: the same
-// host (or a granted * / **), the same method or ANY, and a path the
-// granted one covers (equal, or under a granted /** prefix).
+// completeHTTP adds the unbounded HTTP grant of every connection host no
+// HTTP grant mentions, for surfaces recorded without HTTP grants.
+func completeHTTP(atoms, hosts []string) []string {
+	named := map[string]bool{}
+	for _, a := range atoms {
+		_, h, _ := parseAtom(a)
+		named[stripPort(h)] = true
+	}
+	out := append([]string(nil), atoms...)
+	for _, h := range hosts {
+		if !named[stripPort(h)] {
+			out = append(out, "ANY "+h+"/**")
+		}
+	}
+	return out
+}
+
+// httpWidenings returns the candidate HTTP grants no granted one covers,
+// leaving out those whose host is itself a new connection grant.
+func httpWidenings(granted, candidate, candHosts, newHosts []string) []string {
+	isNew := map[string]bool{}
+	for _, h := range newHosts {
+		isNew[h] = true
+	}
+	var out []string
+	for _, a := range candidate {
+		if coveredHTTP(a, granted) {
+			continue
+		}
+		_, h, _ := parseAtom(a)
+		if hostIsNew(h, candHosts, isNew) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// hostIsNew reports whether an HTTP grant's host was newly allowed as a
+// connection: a host:port by that host or its bare name, a bare name when
+// every allowed host of that name is new.
+func hostIsNew(h string, candHosts []string, isNew map[string]bool) bool {
+	if strings.Contains(h, ":") {
+		return isNew[h] || isNew[stripPort(h)]
+	}
+	n := 0
+	for _, c := range candHosts {
+		if stripPort(c) != h {
+			continue
+		}
+		if !isNew[c] {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// httpDenyRemovals returns the granted HTTP deny rules the candidate no
+// longer covers, leaving out those whose host left the connection deny
+// list (already reported).
+func httpDenyRemovals(granted, candidate, droppedHosts []string) []string {
+	dropped := map[string]bool{}
+	for _, h := range droppedHosts {
+		dropped[h] = true
+	}
+	var out []string
+	for _, a := range granted {
+		_, h, _ := parseAtom(a)
+		if dropped[h] || coveredHTTP(a, candidate) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// sshWidenings returns the candidate SSH agent grants the granted ones do
+// not cover: an unbounded phase covers everything in it, and
+// "authenticate host" covers "authenticate user@host".
+func sshWidenings(granted, candidate []string) []string {
+	have := map[string]bool{}
+	for _, x := range granted {
+		have[x] = true
+	}
+	var out []string
+	for _, x := range candidate {
+		phase, rest, _ := strings.Cut(x, " ")
+		if have[x] || have[phase] {
+			continue
+		}
+		if verb, dst, ok := strings.Cut(rest, " "); ok && verb == "authenticate" {
+			if _, host, hasUser := strings.Cut(dst, "@"); hasUser && have[phase+" authenticate "+host] {
+				continue
+			}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// coveredHTTP reports whether a granted HTTP grant covers atom: a host
+// that is the same name (with no port or the same port) or a bare * or
+// **, the same method or ANY, and the same path or a /** prefix of it.
 func coveredHTTP(atom string, granted []string) bool {
-	m, rest, _ := strings.Cut(atom, " ")
-	host, p := splitHostPath(rest)
+	m, host, p := parseAtom(atom)
 	for _, g := range granted {
-		gm, grest, _ := strings.Cut(g, " ")
-		gh, gp := splitHostPath(grest)
-		if gh != host && gh != "*" && gh != "**" {
+		gm, gh, gp := parseAtom(g)
+		if !hostCovers(gh, host) || gm != m && gm != "ANY" {
 			continue
 		}
-		if gm != m && gm != "ANY" {
-			continue
-		}
-		if gp == p || strings.HasSuffix(gp, "/**") && strings.HasPrefix(p, strings.TrimSuffix(gp, "**")) {
+		if gp == p || strings.HasSuffix(gp, "/**") && (strings.HasPrefix(p, strings.TrimSuffix(gp, "**")) || p+"/" == strings.TrimSuffix(gp, "**")) {
 			return true
 		}
 	}
 	return false
 }
 
-func splitHostPath(s string) (host, p string) {
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		return s[:i], s[i:]
+func hostCovers(granted, host string) bool {
+	if granted == "*" || granted == "**" {
+		return true
 	}
-	return s, ""
+	gname, gport, _ := strings.Cut(granted, ":")
+	name, port, _ := strings.Cut(host, ":")
+	return gname == name && (gport == "" || gport == port)
+}
+
+// parseAtom splits "<METHOD> <host><path>".
+func parseAtom(a string) (method, host, path string) {
+	method, rest, _ := strings.Cut(a, " ")
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return method, rest[:i], rest[i:]
+	}
+	return method, rest, ""
 }
 
 // String renders the surface one grant per line, for reviews.

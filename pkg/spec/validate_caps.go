@@ -399,7 +399,10 @@ func (v *validator) checkContextArity(b *block, e blockEntry) {
 	dir, hasDir := cfg["directory"]
 	filename, _ := cfg["filename"].(string)
 	if !hasDir {
-		// (a mixin's filename without directory is refused by the schema)
+		if filename != "" && v.d.Kind == KindMixin {
+			v.errorf(field(f, "filename"), "agent-context-directory", "",
+				"an agent-context filename without a directory is workload-only; an agent mixin states the directory its profile goes in, as in directory: /home/agent/.claude")
+		}
 		if b.ctxUndir != "" {
 			v.errorf(field(e.f, "type"), "agent-context-unique", "", "an agent-context without a directory is already declared at %s; only explicit profiles (directory + filename) may repeat", b.ctxUndir)
 		} else {
@@ -410,18 +413,18 @@ func (v *validator) checkContextArity(b *block, e blockEntry) {
 		switch {
 		case !ok:
 		case literal(ds) && (!strings.HasPrefix(ds, "/") || path.Clean(ds) != ds || strings.ContainsAny(ds, "\\\x00")):
-			v.errorf(field(f, "directory"), "agent-context-directory", "", "agent-context directory %q must be an absolute, canonical path", ds)
+			v.errorf(field(f, "directory"), "agent-context-directory", "", "agent-context directory %q must be an absolute, canonical path; write it from / without a trailing slash or . and .. segments", ds)
 		}
 		switch {
 		case filename == "":
-			v.errorf(field(f, "filename"), "agent-context-directory", "", "agent-context directory requires a filename in the same entry")
+			v.errorf(field(f, "filename"), "agent-context-directory", "", "agent-context directory requires a filename in the same entry; add one, as in filename: AGENTS.md")
 		case literal(filename) && (filename == "." || filename == ".." || strings.ContainsAny(filename, "/\\\x00")):
-			v.errorf(field(f, "filename"), "agent-context-directory", "", "agent-context filename %q must be a single file name when directory is stated", filename)
+			v.errorf(field(f, "filename"), "agent-context-directory", "", "agent-context filename %q must be a single file name when directory is stated, as in AGENTS.md", filename)
 		}
 		if ok && filename != "" && literal(ds+filename) {
 			k := path.Join(ds, filename)
 			if prev, dup := b.ctxProfiles[k]; dup {
-				v.errorf(field(f, "directory"), "agent-context-unique", "", "agent-context profile %s is already declared at %s", k, prev)
+				v.errorf(field(f, "directory"), "agent-context-unique", "", "agent-context profile %s is already declared at %s; keep one entry per profile", k, prev)
 			} else {
 				b.ctxProfiles[k] = e.f
 			}
@@ -506,7 +509,7 @@ func (v *validator) checkBlockTail(b *block, skip map[int]bool, declOnly bool) {
 	}
 	if b.newSession != nil && b.interactive != nil && !slices.Equal(b.newSession, b.interactive) {
 		v.errorf(field(b.newSessionF, "config", "newSession"), "new-session-matches-lifecycle-interactive", "agent-interactive-sessions@1/new-session-matches-lifecycle-interactive",
-			"newSession %q disagrees with lifecycle interactive %q at %s; they name the same launch", b.newSession, b.interactive, b.interactiveF)
+			"newSession %q disagrees with lifecycle interactive %q at %s; they name the same launch, so make them equal or omit newSession", b.newSession, b.interactive, b.interactiveF)
 	}
 	if len(b.sessionsList) > 0 && len(b.aisList) > 0 && !slices.Equal(b.sessionsList, b.aisList) {
 		v.errorf(field(b.aisListF, "config", "list"), "sessions-list-agree", "",

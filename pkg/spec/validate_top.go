@@ -131,17 +131,17 @@ func (v *validator) checkArgs() {
 		}
 		if a.Pattern != "" {
 			if _, err := regexp.Compile(a.Pattern); err != nil {
-				v.errorf(field(f, "pattern"), "arg-pattern", "", "arg %q: pattern does not compile as an RE2 regular expression: %v", name, err)
+				v.errorf(field(f, "pattern"), "arg-pattern", "", "arg %q: pattern does not compile as an RE2 regular expression (%v); fix the expression", name, err)
 			}
 		}
 		if a.Env != "" && a.BuildArg != "" {
 			v.errorf(f, "arg-exclusive", "", "arg %q states both env and buildArg; an arg resolves in one phase: env exports it at create, buildArg passes it to the build", name)
 		}
 		if a.Env != "" && !identRE.MatchString(a.Env) {
-			v.errorf(field(f, "env"), "arg-env", "", "arg %q: env %q is not a valid environment variable name", name, a.Env)
+			v.errorf(field(f, "env"), "arg-env", "", "arg %q: env %q is not a valid environment variable name; use letters, digits and underscores, not starting with a digit", name, a.Env)
 		}
 		if a.BuildArg != "" && !identRE.MatchString(a.BuildArg) {
-			v.errorf(field(f, "buildArg"), "arg-build-arg", "", "arg %q: buildArg %q is not a valid build-arg name", name, a.BuildArg)
+			v.errorf(field(f, "buildArg"), "arg-build-arg", "", "arg %q: buildArg %q is not a valid build-arg name; use letters, digits and underscores, not starting with a digit", name, a.BuildArg)
 		}
 	}
 }
@@ -166,7 +166,7 @@ func (v *validator) checkRecipe() {
 	if d.Dockerfile != "" {
 		if _, ok := cleanRel(d.Dockerfile); !ok {
 			v.errorf("dockerfile", "dockerfile-inside-context", "SPEC-v3 §4/dockerfile-inside-context",
-				"dockerfile: %q must be a relative path inside the kit directory (the build reads nothing outside it)", d.Dockerfile)
+				"dockerfile: %q must be a relative path inside the kit directory, which is the build's context; move the recipe into it", d.Dockerfile)
 		}
 	}
 }
@@ -181,17 +181,17 @@ func (v *validator) checkKits() {
 		v.semantic.add(false, newErrorf(r, "kits", "set-has-kits", "SPEC-v3 §3.4/set-has-kits",
 			"kind: set lists no kits; a set's content is the kits it lists, so add a kits: list of published kit references"))
 	} else if d.Kits != nil && len(d.Kits) == 0 {
-		v.errorf("kits", "set-has-kits", "SPEC-v3 §3.4/set-has-kits", "kits: is present but empty; list the kits to merge, or remove the field")
+		v.errorf("kits", "set-has-kits", "SPEC-v3 §3.4/set-has-kits", "kits: is present but empty; list the kits this one is merged from, or remove the field")
 	}
 	seen := map[string]int{}
 	for i, kit := range d.Kits {
 		at := field("kits", i)
 		ref := kit.Ref
 		if strings.TrimSpace(ref) == "" {
-			v.errorf(field(at, "ref"), "kit-ref", "SPEC-v3 §3.4/kit-published-reference", "kits[%d]: ref is required: the registry reference the kit is published at", i)
+			v.errorf(field(at, "ref"), "kit-ref", "SPEC-v3 §3.4/kit-published-reference", "kits[%d]: ref is required; write the registry reference the kit is published at", i)
 		}
 		if kit.Digest != "" && !digestRE.MatchString(kit.Digest) {
-			v.errorf(field(at, "digest"), "kit-digest", "", "kits[%d]: digest %q is not a sha256 manifest digest (sha256:<64 hex>)", i, kit.Digest)
+			v.errorf(field(at, "digest"), "kit-digest", "", "kits[%d]: digest %q is not a sha256 manifest digest; write sha256: and 64 lowercase hex digits, or remove it", i, kit.Digest)
 		}
 		if argRef.MatchString(ref) {
 			for _, m := range argRef.FindAllStringSubmatch(ref, -1) {
@@ -205,14 +205,14 @@ func (v *validator) checkKits() {
 		}
 		if strings.TrimSpace(ref) != "" {
 			if j, dup := seen[ref]; dup {
-				v.errorf(field(at, "ref"), "kit-duplicate", "", "kits[%d]: %q is already listed at kits[%d]", i, ref, j)
+				v.errorf(field(at, "ref"), "kit-duplicate", "", "kits[%d]: %q is already listed at kits[%d]; remove one", i, ref, j)
 			} else {
 				seen[ref] = i
 			}
 		}
 		for _, name := range sortedKeys(kit.Args) {
 			if !identRE.MatchString(name) {
-				v.errorf(field(at, "args"), "kit-args", "", "kits[%d]: %q is not a valid arg name", i, name)
+				v.errorf(field(at, "args"), "kit-args", "", "kits[%d]: %q is not a valid arg name; use letters, digits and underscores, not starting with a digit", i, name)
 			}
 		}
 	}
@@ -224,19 +224,19 @@ func (v *validator) checkKitRef(i int, kit KitRef) {
 	const tck = "SPEC-v3 §3.4/kit-published-reference"
 	switch {
 	case ref != strings.TrimSpace(ref) || strings.ContainsAny(ref, " \t\n"):
-		v.errorf(f, "kit-ref", tck, "kits[%d]: ref %q contains whitespace", i, ref)
+		v.errorf(f, "kit-ref", tck, "kits[%d]: ref %q contains whitespace; remove it", i, ref)
 	case strings.HasPrefix(ref, "git+"):
-		v.errorf(f, "kit-ref", tck, "kits[%d]: ref %q is a git reference; a set lists published kit images, resolvable from a registry", i, ref)
+		v.errorf(f, "kit-ref", tck, "kits[%d]: ref %q is a git reference; a set lists published kit images, so publish the kit and write its registry reference", i, ref)
 	case strings.HasPrefix(ref, ".") || strings.HasPrefix(ref, "/"):
-		v.errorf(f, "kit-ref", tck, "kits[%d]: ref %q is a local path; a set lists published kit images, so it builds the same anywhere", i, ref)
+		v.errorf(f, "kit-ref", tck, "kits[%d]: ref %q is a local path; a set lists published kit images, so it builds the same anywhere: publish the kit and write its registry reference", i, ref)
 	default:
 		named, err := reference.ParseNormalizedNamed(ref)
 		if err != nil {
-			v.errorf(f, "kit-ref", tck, "kits[%d]: ref %q is not an image reference: %v", i, ref, err)
+			v.errorf(f, "kit-ref", tck, "kits[%d]: ref %q is not an image reference (%v); write registry/repository:tag or registry/repository@sha256:…", i, ref, err)
 			return
 		}
 		if dg, ok := named.(reference.Digested); ok && kit.Digest != "" && dg.Digest().String() != kit.Digest {
-			v.errorf(field("kits", i, "digest"), "kit-digest", "", "kits[%d]: ref pins %s but digest: says %s; state one pin", i, dg.Digest(), kit.Digest)
+			v.errorf(field("kits", i, "digest"), "kit-digest", "", "kits[%d]: ref pins %s but digest: says %s; one kit has one pin, so make them agree or drop one", i, dg.Digest(), kit.Digest)
 		}
 	}
 }
@@ -253,7 +253,7 @@ func (v *validator) checkSource() {
 			}
 		}
 	}
-	if d.Kind == KindWorkload && k.Recipe == nil && len(d.Kits) == 0 && d.Dockerfile == "" {
+	if d.Kind == KindWorkload && k.Recipe == nil && len(d.Kits) == 0 && d.Dockerfile == "" && !k.unreadRecipe {
 		v.errorf("kind", "workload-has-content", "SPEC-v3 §3.5/workload-has-content",
 			"workload kit %s has no content: a workload's layers are its root filesystem, so add a build: recipe or a companion %s.dockerfile", k.Stem, k.Stem)
 	}
@@ -278,7 +278,7 @@ func (v *validator) checkSource() {
 		}
 		f := field(e.Field(), "config", "contentFile")
 		if _, ok := cleanRel(cf); !ok {
-			v.errorf(f, "content-file-inside-context", "", "contentFile %q must be a relative path inside the kit directory", cf)
+			v.errorf(f, "content-file-inside-context", "", "contentFile %q must be a relative path inside the kit directory; move the file into it", cf)
 			continue
 		}
 		if base := path.Base(cf); !e.InGroup && (base == "kit.yaml" || base == "kit.dockerfile") {
@@ -345,7 +345,7 @@ func (v *validator) checkPublished() {
 	}
 	for i, kit := range d.Kits {
 		if argRef.MatchString(kit.Ref) {
-			v.errorf(field("kits", i, "ref"), "published-refs", "", "published kits[%d].ref %q still holds an arg reference", i, kit.Ref)
+			v.errorf(field("kits", i, "ref"), "published-refs", "", "published kits[%d].ref %q still holds an arg reference; build-phase expansion did not run", i, kit.Ref)
 		}
 		if kit.Digest == "" {
 			v.semantic.add(false, newErrorf(v.k.PosOf(field("kits", i)), field("kits", i, "digest"), "published-kit-digest", "",

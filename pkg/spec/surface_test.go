@@ -1,0 +1,172 @@
+package spec
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func parseDescriptor(t *testing.T, body string) *Descriptor {
+	t.Helper()
+	k, err := Parse("k.yaml", []byte(kitSrc(body)))
+	if err != nil || k.Descriptor == nil {
+		t.Fatalf("Parse: %v, %v", err, k.Problems().Errors)
+	}
+	return k.Descriptor
+}
+
+// SPEC-v3 §7.4: what each type contributes to the permission surface.
+func TestSurfaceOf(t *testing.T) {
+	d := parseDescriptor(t, `kind: workload
+capabilities:
+  - type: com.docker.sandbox/network-policy@2
+    name: ignored
+    optional: true
+    config:
+      install: {allow: [registry.npmjs.org]}
+      runtime:
+        allow:
+          - api.example.com:443
+          - {hosts: [uploads.example.com], methods: [PUT, POST], paths: [/v1/**]}
+        deny: ["*.ads.example.com", {hosts: [api.example.com], methods: [ANY], paths: [/admin]}]
+  - type: com.docker.sandbox/credential@1
+    config: {service: github, phase: [install, runtime], apiKey: {name: GH_TOKEN}}
+  - type: com.docker.sandbox/ssh-agent@1
+    config: {phase: install}
+  - type: com.docker.sandbox/ssh-agent@1
+    config: {phase: runtime, unrestricted: false, sign: [git], authenticate: [git@github.com]}
+  - type: com.docker.sandbox/volume@1
+    config: {path: /data/, size: 1g}
+  - type: com.docker.sandbox/host-mount@1
+    config: {path: /cache}
+  - type: com.docker.sandbox/agent-skills@1
+    config: {path: /skills, mode: readwrite}
+  - type: com.docker.sandbox/port@1
+    config: {container: 8080}
+  - type: com.docker.sandbox/port@1
+    config: {container: 53, transport: udp}
+  - type: com.docker.sandbox/usb-device@1
+    config: {vendorId: "1050", productId: "0407"}
+  - type: com.docker.sandbox/usb-device@1
+    config: {class: "0e"}
+  - type: com.docker.sandbox/privileged@1
+    description: dind
+  - type: com.docker.sandbox/git-identity@1
+  - type: com.example/custom@1
+    config: {a: 1}
+  - type: com.docker.sandbox/resources@1
+    config: {cpu: 2}
+  - type: com.docker.sandbox/lifecycle@1
+    config: {interactive: [x]}
+  - group:
+      optional: true
+      capabilities:
+        - type: com.docker.sandbox/credential@1
+          config: {service: npm, phase: install, apiKey: {name: NPM_TOKEN}}
+`)
+	want := &Surface{
+		NetworkInstallAllow:     []string{"registry.npmjs.org"},
+		NetworkRuntimeAllow:     []string{"api.example.com:443"},
+		NetworkRuntimeDeny:      []string{"*.ads.example.com"},
+		NetworkInstallHTTPAllow: []string{"ANY registry.npmjs.org/**"},
+		NetworkRuntimeHTTPAllow: []string{"ANY api.example.com:443/**", "POST uploads.example.com/v1/**", "PUT uploads.example.com/v1/**"},
+		NetworkRuntimeHTTPDeny:  []string{"ANY *.ads.example.com/**", "ANY api.example.com/admin"},
+		CredentialsInstall:      []string{"github", "npm"},
+		CredentialsRuntime:      []string{"github"},
+		SSHAgent:                []string{"install", "runtime authenticate git@github.com", "runtime sign git"},
+		StoragePaths:            []string{"/data/"},
+		HostMountPaths:          []string{"/cache"},
+		SkillsPaths:             []string{"/skills"},
+		SkillsWritePaths:        []string{"/skills"},
+		Ports:                   []string{"53/udp", "8080/tcp"},
+		USB:                     []string{"1050:0407", "class:0e"},
+		Privileged:              true,
+		Services:                []string{"com.docker.sandbox/git-identity@1", "com.example/custom@1+015abd7f5cc5"},
+	}
+	if diff := cmp.Diff(want, SurfaceOf(d)); diff != "" {
+		t.Errorf("SurfaceOf (-want +got):\n%s", diff)
+	}
+}
+
+// SPEC-v3 §7.4/widenings-gate: what a candidate grants beyond a granted
+// surface; narrowings are not reported.
+func TestWidenings(t *testing.T) {
+	base := `kind: mixin
+capabilities:
+  - type: com.docker.sandbox/network-policy@2
+    config:
+      runtime:
+        allow: [api.example.com, {hosts: [up.example.com], methods: [GET], paths: [/v1/**]}]
+        deny: [bad.example.com, {hosts: [api.example.com], methods: [DELETE]}]
+  - type: com.docker.sandbox/ssh-agent@1
+    config: {phase: runtime, unrestricted: false, authenticate: [github.com]}
+  - type: com.docker.sandbox/credential@1
+    config: {service: github, phase: runtime, apiKey: {name: T}}
+`
+	tests := []struct {
+		name      string
+		candidate string
+		want      []Widening
+	}{
+		{name: "same surface", candidate: base},
+		{name: "narrowed: fewer hosts and grants", candidate: `kind: mixin
+capabilities:
+  - type: com.docker.sandbox/network-policy@2
+    config:
+      runtime:
+        deny: [bad.example.com, other.example.com, {hosts: [api.example.com], methods: [DELETE]}]
+`},
+		{name: "new host is reported once, not again as an HTTP grant", candidate: base + `  - type: com.example/x@1
+`, want: []Widening{{"services", "com.example/x@1"}}},
+		{name: "widened", candidate: `kind: mixin
+capabilities:
+  - type: com.docker.sandbox/network-policy@2
+    config:
+      install: {allow: [registry.npmjs.org]}
+      runtime:
+        allow: [api.example.com, new.example.com, {hosts: [up.example.com], methods: [GET, POST], paths: [/v1/**, /v1/x/y]}]
+  - type: com.docker.sandbox/ssh-agent@1
+    config: {phase: runtime, unrestricted: false, authenticate: [git@github.com, gitlab.com]}
+  - type: com.docker.sandbox/credential@1
+    config: {service: github, phase: [install, runtime], apiKey: {name: T}}
+  - type: com.docker.sandbox/privileged@1
+    description: x
+  - type: com.docker.sandbox/port@1
+    config: {container: 80}
+`, want: []Widening{
+			{"network.install.allow", "registry.npmjs.org"},
+			{"network.runtime.allow", "new.example.com"},
+			{"network.runtime.deny-removed", "bad.example.com"},
+			{"network.runtime.http.allow", "POST up.example.com/v1/**"},
+			{"network.runtime.http.allow", "POST up.example.com/v1/x/y"},
+			{"network.runtime.http.deny-removed", "DELETE api.example.com/**"},
+			{"credentials.install", "github"},
+			{"ssh-agent", "runtime authenticate gitlab.com"},
+			{"ports", "80/tcp"},
+			{"privileged", "requests privileged execution"},
+		}},
+	}
+	granted := SurfaceOf(parseDescriptor(t, base))
+	for _, tc := range tests {
+		t.Run("SPEC-v3 §7.4/widenings-gate "+tc.name, func(t *testing.T) {
+			got := granted.Widenings(SurfaceOf(parseDescriptor(t, tc.candidate)))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Widenings (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("an unbounded ssh phase covers bounded grants", func(t *testing.T) {
+		g := &Surface{SSHAgent: []string{"runtime"}}
+		c := &Surface{SSHAgent: []string{"install", "runtime sign git"}}
+		if diff := cmp.Diff([]Widening{{"ssh-agent", "install"}}, g.Widenings(c)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a recorded surface without HTTP grants is completed", func(t *testing.T) {
+		g := &Surface{NetworkRuntimeAllow: []string{"api.example.com"}}
+		c := &Surface{NetworkRuntimeAllow: []string{"api.example.com"}, NetworkRuntimeHTTPAllow: []string{"GET api.example.com/v1"}}
+		if got := g.Widenings(c); len(got) != 0 {
+			t.Errorf("Widenings = %v, want none", got)
+		}
+	})
+}
