@@ -1,0 +1,206 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/v1"
+	"github.com/moby/buildkit/client"
+	gateway "github.com/moby/buildkit/frontend/gateway/client"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// Solver runs a build on a BuildKit daemon with an in-process gateway
+// build function (kitsmith is the frontend). *client.Client implements it.
+// Build sends progress on statusChan until it returns and may close it, as
+// *client.Client does; it never sends after returning.
+type Solver interface {
+	Build(ctx context.Context, opt client.SolveOpt, product string, buildFunc gateway.BuildFunc, statusChan chan *client.SolveStatus) (*client.SolveResponse, error)
+}
+
+var _ Solver = (*client.Client)(nil)
+
+// ErrNoSolver reports a build that needs a BuildKit daemon (a kit with a
+// content recipe, or a provenance attestation) called without a Solver.
+var ErrNoSolver = errors.New("no BuildKit daemon to build with")
+
+// Route is how a kit is built.
+type Route string
+
+// Build routes.
+const (
+	// RouteInProcess is a declaration-only kit assembled with
+	// go-containerregistry, without a daemon.
+	RouteInProcess Route = "in-process"
+	// RouteBuildKit is a kit solved through a BuildKit daemon.
+	RouteBuildKit Route = "buildkit"
+	// RouteSet is a kind: set merged in-process from its kits' images.
+	RouteSet Route = "set"
+)
+
+// PublishError reports a kit whose descriptor cannot be published: the
+// authored or published validation failed. Nothing was built.
+type PublishError struct {
+	// Kit is the kit's display path.
+	Kit string
+	// Report holds the errors (and warnings) with their positions.
+	Report *spec.Report
+}
+
+func (e *PublishError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kit %s cannot be published (%d error", e.Kit, len(e.Report.Errors))
+	if len(e.Report.Errors) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString("); nothing was built:")
+	for _, x := range e.Report.Errors {
+		b.WriteString("\n  ")
+		b.WriteString(x.Error())
+	}
+	return b.String()
+}
+
+// CheckError reports a built artifact that failed the conformance checks.
+// Nothing was written to any output.
+type CheckError struct {
+	// Report holds every finding, failures and warnings.
+	Report *artifact.Report
+}
+
+func (e *CheckError) Error() string {
+	var b strings.Builder
+	n := 0
+	for _, f := range e.Report.Findings {
+		if f.Severity == artifact.SeverityFail {
+			n++
+		}
+	}
+	fmt.Fprintf(&b, "the built kit image fails %d conformance check", n)
+	if n != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString("; nothing was exported:")
+	for _, f := range e.Report.Findings {
+		if f.Severity != artifact.SeverityFail {
+			continue
+		}
+		b.WriteString("\n  ")
+		if f.Platform != "" {
+			b.WriteString(f.Platform + ": ")
+		}
+		fmt.Fprintf(&b, "%s: %s", f.Check, f.Message)
+		if f.Spec != "" {
+			fmt.Fprintf(&b, " [%s]", f.Spec)
+		}
+	}
+	return b.String()
+}
+
+// Build builds the kit k, checks the artifact and writes it to
+// o.Outputs. s is used only when the kit needs a BuildKit daemon (a
+// content recipe, or o.Provenance); it may be nil otherwise, and Build
+// then fails with ErrNoSolver if it is needed. Progress goes to ev, which
+// Build closes before it returns; ev may be nil.
+//
+// An invalid kit fails with a *PublishError, a built artifact that fails
+// the checks with a *CheckError; in both cases no output is written.
+func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- Event) (*Result, error) {
+	if ev != nil {
+		defer close(ev)
+	}
+	p := progress{ch: ev}
+	opts, err := makeOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	if k == nil || k.Descriptor == nil {
+		return nil, errors.New("build: no kit descriptor")
+	}
+	tmp, err := os.MkdirTemp(opts.TempDir, "kitsmith-build-")
+	if err != nil {
+		return nil, fmt.Errorf("creating a temporary directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	var b *built
+	switch {
+	case k.Form == spec.FormSet || len(k.Descriptor.Kits) > 0 || k.Descriptor.Kind == spec.KindSet:
+		if opts.Provenance {
+			return nil, errors.New("--attest provenance is not available for a kind: set, which is merged in-process from its kits' images")
+		}
+		b, err = buildSet(ctx, p, k, opts)
+	case k.Recipe == nil && !opts.Provenance:
+		b, err = buildDeclarationOnly(ctx, p, k, opts)
+	default:
+		pub, warnings, perr := publishKit(ctx, p, k, opts)
+		if perr != nil {
+			return nil, perr
+		}
+		fe := newFrontend(k, pub, opts)
+		if err := fe.precheck(); err != nil {
+			return nil, err
+		}
+		if s == nil {
+			why := "its content recipe is solved by BuildKit"
+			if k.Recipe == nil {
+				why = "a provenance attestation is made by BuildKit"
+			}
+			return nil, fmt.Errorf("building %s: %w: %s", k.Path, ErrNoSolver, why)
+		}
+		if b, err = buildWithBuildKit(ctx, p, s, fe, tmp); err == nil {
+			b.warnings = warnings
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.result(opts)
+	if err != nil {
+		return nil, err
+	}
+
+	done := p.step(ctx, "check", "[kitsmith] check the kit image against SPEC-v3")
+	var co []artifact.CheckOption
+	if b.route == RouteSet {
+		ao := []artifact.Option{artifact.WithKeychain(opts.keychain)}
+		if opts.InsecureRegistry {
+			ao = append(ao, artifact.WithInsecureRegistry())
+		}
+		co = append(co, artifact.WithKitResolver(artifact.RegistryResolver(ao...)))
+	}
+	rep, err := artifact.FromIndex(b.index).Check(ctx, co...)
+	if err != nil {
+		err = fmt.Errorf("checking the built kit image: %w", err)
+		done(err)
+		return nil, err
+	}
+	res.Check = rep
+	if rep.Failed() {
+		err := &CheckError{Report: rep}
+		done(err)
+		return nil, err
+	}
+	done(nil)
+
+	if res.Written, err = writeOutputs(ctx, p, b.index, opts); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// built is what a route produced: the image index and what it was built
+// from.
+type built struct {
+	route      Route
+	index      v1.ImageIndex
+	published  *spec.Descriptor
+	yaml       []byte
+	warnings   spec.Errors
+	stem, kind string
+}

@@ -1,0 +1,210 @@
+package build
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/containerd/platforms"
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	ocispecs "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/kitsmith/kitsmith/internal/version"
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+)
+
+// DefaultPlatforms returns the platforms built when Options.Platforms is
+// empty: linux/amd64 and linux/arm64.
+func DefaultPlatforms() []string { return []string{"linux/amd64", "linux/arm64"} }
+
+// Options configures Build. The zero value builds for DefaultPlatforms with
+// SOURCE_DATE_EPOCH 0, exports nothing (build and check only) and uses the
+// docker credential store for registries.
+type Options struct {
+	// Platforms are the platforms to build ("linux/amd64", "linux/arm64/v8"),
+	// normalised and deduplicated, in the order given. Empty means
+	// DefaultPlatforms. The index always lists one manifest per platform,
+	// even for a single one.
+	Platforms []string
+	// BuildArgs are values for the kit's build-phase args, by kit arg name
+	// (not by the recipe's ARG name). An undeclared name or a create-phase
+	// arg is an error; args without a value take their default.
+	BuildArgs map[string]string
+	// SourceDateEpoch is the time, in seconds since the Unix epoch, every
+	// timestamp in the image is set to. Nil means 0 and no
+	// org.opencontainers.image.created annotation; a value also sets that
+	// annotation (RFC 3339). It reaches the recipe as the SOURCE_DATE_EPOCH
+	// build arg.
+	SourceDateEpoch *int64
+	// NoCache solves the recipe without BuildKit's cache.
+	NoCache bool
+	// Provenance adds BuildKit's SLSA provenance attestation
+	// (attest:provenance=mode=max) to the index. It needs a Solver, also for
+	// a declaration-only kit, which is then built through BuildKit (its
+	// digest differs from the in-process build's).
+	Provenance bool
+	// Outputs are where the checked artifact is written. None means build
+	// and check only.
+	Outputs []Output
+	// InsecureRegistry allows plain HTTP and unverified TLS for every
+	// registry named in Outputs or in a set's kits. Loopback registries
+	// (localhost, 127.0.0.0/8, ::1) use plain HTTP without it.
+	InsecureRegistry bool
+	// Keychain authenticates to registries. Nil means authn.DefaultKeychain:
+	// the docker config file, its credential store and helpers.
+	Keychain authn.Keychain
+	// Transport carries registry requests. Nil means
+	// go-containerregistry's default transport.
+	Transport http.RoundTripper
+	// BuiltBy is recorded in the built-by annotation. Nil means kitsmith's
+	// own name, version and revision.
+	BuiltBy *artifact.BuiltBy
+	// TempDir is where the artifact is exported before it is checked and
+	// written to the outputs. Empty means os.TempDir().
+	TempDir string
+}
+
+// OutputType is the kind of an Output.
+type OutputType string
+
+// Output types.
+const (
+	// OutputOCI writes an OCI image layout directory.
+	OutputOCI OutputType = "oci"
+	// OutputOCIArchive writes a tar archive of an OCI image layout.
+	OutputOCIArchive OutputType = "oci-archive"
+	// OutputRegistry pushes to a registry reference.
+	OutputRegistry OutputType = "registry"
+)
+
+// Output is one destination of the built artifact.
+type Output struct {
+	// Type selects the writer.
+	Type OutputType
+	// Dest is a directory (OutputOCI), a file (OutputOCIArchive) or an
+	// image reference such as registry.example/kits/gh:1.2 (OutputRegistry).
+	Dest string
+	// Tag, for OutputOCI and OutputOCIArchive, is recorded as the
+	// org.opencontainers.image.ref.name of the index in the layout; empty
+	// means none.
+	Tag string
+}
+
+// String returns the output as ParseOutput reads it ("oci:DIR").
+func (o Output) String() string { return string(o.Type) + ":" + o.Dest }
+
+// ParseOutput parses "oci:DIR", "oci-archive:FILE" or "registry:REF".
+func ParseOutput(s string) (Output, error) {
+	typ, dest, ok := strings.Cut(s, ":")
+	if !ok || dest == "" {
+		return Output{}, fmt.Errorf("output %q: write oci:DIR or oci-archive:FILE", s)
+	}
+	o := Output{Type: OutputType(typ), Dest: dest}
+	if err := o.validate(); err != nil {
+		return Output{}, err
+	}
+	return o, nil
+}
+
+func (o Output) validate() error {
+	switch o.Type {
+	case OutputOCI, OutputOCIArchive:
+		if o.Dest == "" {
+			return fmt.Errorf("output %s: no destination path", o.Type)
+		}
+	case OutputRegistry:
+		if _, err := name.ParseReference(o.Dest); err != nil {
+			return fmt.Errorf("output %s: %w", o, err)
+		}
+	default:
+		return fmt.Errorf("output %q: unknown type %q; use oci, oci-archive or registry", o.String(), o.Type)
+	}
+	return nil
+}
+
+// options is Options resolved: defaults applied, values parsed.
+type options struct {
+	Options
+	platforms []ocispecs.Platform
+	ids       []string // platforms.Format of each
+	epoch     int64
+	created   string // RFC 3339, or "" when no epoch was given
+	builtBy   *artifact.BuiltBy
+	keychain  authn.Keychain
+}
+
+// makeOptions applies defaults and checks the options against each other.
+func makeOptions(o Options) (*options, error) {
+	r := &options{Options: o}
+	list := o.Platforms
+	if len(list) == 0 {
+		list = DefaultPlatforms()
+	}
+	seen := map[string]bool{}
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		p, err := platforms.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("platform %q: %w", s, err)
+		}
+		p = platforms.Normalize(p)
+		id := platforms.Format(p)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		r.platforms = append(r.platforms, p)
+		r.ids = append(r.ids, id)
+	}
+	if len(r.platforms) == 0 {
+		return nil, fmt.Errorf("no platform to build: name at least one, such as linux/amd64")
+	}
+	if o.SourceDateEpoch != nil {
+		if *o.SourceDateEpoch < 0 {
+			return nil, fmt.Errorf("SOURCE_DATE_EPOCH %d is negative; use seconds since 1970-01-01", *o.SourceDateEpoch)
+		}
+		r.epoch = *o.SourceDateEpoch
+		r.created = time.Unix(r.epoch, 0).UTC().Format(time.RFC3339)
+	}
+	dests := map[string]bool{}
+	for _, out := range o.Outputs {
+		if err := out.validate(); err != nil {
+			return nil, err
+		}
+		key := string(out.Type) + ":" + out.Dest
+		if out.Type != OutputRegistry {
+			abs, err := filepath.Abs(out.Dest)
+			if err != nil {
+				return nil, fmt.Errorf("output %s: %w", out, err)
+			}
+			key = abs
+		}
+		if dests[key] {
+			return nil, fmt.Errorf("output %s is named twice", out)
+		}
+		dests[key] = true
+	}
+	r.builtBy = o.BuiltBy
+	if r.builtBy == nil {
+		v := version.Get()
+		r.builtBy = &artifact.BuiltBy{Name: v.Name, Version: v.Version, Revision: v.Revision}
+	}
+	r.keychain = o.Keychain
+	if r.keychain == nil {
+		r.keychain = authn.DefaultKeychain
+	}
+	if r.TempDir == "" {
+		r.TempDir = os.TempDir()
+	}
+	return r, nil
+}
+
+// epochTime is the SOURCE_DATE_EPOCH as a time.
+func (o *options) epochTime() time.Time { return time.Unix(o.epoch, 0).UTC() }

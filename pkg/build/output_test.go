@@ -1,0 +1,211 @@
+package build
+
+import (
+	"archive/tar"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+func TestOutputs(t *testing.T) {
+	reg := newRegistry(t)
+	dir := t.TempDir()
+	layoutDir := filepath.Join(dir, "layout")
+	archive := filepath.Join(dir, "sub", "kit.tar")
+	ref := reg.host + "/kitsmith-test/decl-mixin:1.0.0"
+	res, err := Build(context.Background(), nil, loadKit(t, "decl-mixin"), Options{
+		SourceDateEpoch: epoch(1700000000),
+		Outputs: []Output{
+			{Type: OutputRegistry, Dest: ref},
+			{Type: OutputOCI, Dest: layoutDir, Tag: "1.0.0"},
+			{Type: OutputOCIArchive, Dest: archive},
+		},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := res.Index.Digest
+
+	// The OCI layout: oci-layout, index.json naming the index, blobs.
+	layoutFile, err := os.ReadFile(filepath.Join(layoutDir, "oci-layout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lf map[string]string
+	if err := json.Unmarshal(layoutFile, &lf); err != nil || lf["imageLayoutVersion"] != "1.0.0" {
+		t.Errorf("oci-layout = %s (%v)", layoutFile, err)
+	}
+	var top struct {
+		MediaType string `json:"mediaType"`
+		Manifests []struct {
+			MediaType   string            `json:"mediaType"`
+			Digest      string            `json:"digest"`
+			Annotations map[string]string `json:"annotations"`
+		} `json:"manifests"`
+	}
+	b, err := os.ReadFile(filepath.Join(layoutDir, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	if len(top.Manifests) != 1 || top.Manifests[0].Digest != want.String() ||
+		top.Manifests[0].MediaType != "application/vnd.oci.image.index.v1+json" ||
+		top.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != "1.0.0" {
+		t.Errorf("index.json = %s", b)
+	}
+	blobs := layoutFiles(t, layoutDir)
+
+	// The archive holds the same layout.
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var names []string
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			names = append(names, h.Name)
+		}
+		if h.ModTime.Unix() != 1700000000 {
+			t.Errorf("%s mtime %v", h.Name, h.ModTime)
+		}
+	}
+	if diff := cmp.Diff(blobs, names); diff != "" {
+		t.Errorf("archive entries (-layout +archive):\n%s", diff)
+	}
+
+	// The registry serves the same index.
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := remote.Index(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := idx.Digest(); got != want {
+		t.Errorf("pushed index %s, built %s", got, want)
+	}
+
+	// The metadata file's shape; paths made relative for the golden file.
+	m := res.Metadata()
+	m.References = []string{strings.Replace(m.References[0], reg.host, "REGISTRY", 1)}
+	for i, o := range m.Outputs {
+		m.Outputs[i] = strings.Replace(o, dir, "DIR", 1)
+	}
+	j, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "metadata.json", append(j, '\n'))
+}
+
+// layoutFiles lists the regular files of a layout directory, relative,
+// sorted.
+func layoutFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestOutputDestinations(t *testing.T) {
+	build := func(t *testing.T, outs ...Output) error {
+		t.Helper()
+		_, err := Build(context.Background(), nil, loadKit(t, "decl-mixin"), Options{Outputs: outs}, nil)
+		return err
+	}
+	t.Run("previous layout replaced", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "layout")
+		if err := build(t, Output{Type: OutputOCI, Dest: dir}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "blobs", "sha256", "stale"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := build(t, Output{Type: OutputOCI, Dest: dir}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "blobs", "sha256", "stale")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the previous layout was merged, not replaced: %v", err)
+		}
+		if m, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".*")); len(m) != 0 {
+			t.Errorf("temporary paths left: %v", m)
+		}
+	})
+	t.Run("empty directory used", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := build(t, Output{Type: OutputOCI, Dest: dir}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("other directory refused", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := build(t, Output{Type: OutputOCI, Dest: dir})
+		if err == nil || !strings.Contains(err.Error(), "not an OCI layout") {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("archive onto a directory refused", func(t *testing.T) {
+		err := build(t, Output{Type: OutputOCIArchive, Dest: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), "is a directory") {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("failed push withdraws local outputs", func(t *testing.T) {
+		dir := t.TempDir()
+		err := build(t,
+			Output{Type: OutputOCI, Dest: filepath.Join(dir, "layout")},
+			Output{Type: OutputOCIArchive, Dest: filepath.Join(dir, "kit.tar")},
+			Output{Type: OutputRegistry, Dest: "127.0.0.1:1/kitsmith-test/unreachable:1"},
+		)
+		if err == nil || !strings.Contains(err.Error(), "pushing to 127.0.0.1:1/kitsmith-test/unreachable:1") {
+			t.Fatalf("error = %v", err)
+		}
+		if left := layoutFilesOrNone(dir); len(left) != 0 {
+			t.Errorf("a failed build left %v", left)
+		}
+	})
+}
+
+func layoutFilesOrNone(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
