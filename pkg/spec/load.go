@@ -95,6 +95,15 @@ func Load(fsys fs.FS, name string, opts ...LoadOption) (*Kit, error) {
 			dirName = o.dirName
 		}
 		if file, err = Locate(fsys, name, dirName); err != nil {
+			var le *LocateError
+			if errors.As(err, &le) {
+				// show the paths as the caller named them
+				le.Dir = o.display(le.Dir)
+				for i, c := range le.Candidates {
+					le.Candidates[i] = o.display(c)
+				}
+				return nil, le
+			}
 			return nil, fmt.Errorf("loading kit %s: %w", o.display(name), err)
 		}
 	} else {
@@ -467,13 +476,34 @@ func Locate(fsys fs.FS, dir, dirName string) (string, error) {
 			return c[0], nil
 		default:
 			slices.Sort(c)
-			return "", fmt.Errorf("%w in %s: %s; name the descriptor file explicitly or rename one after the directory (%s.yaml)",
-				ErrAmbiguousKit, dir, strings.Join(c, ", "), dirName)
+			return "", &LocateError{Dir: dir, DirName: dirName, Candidates: c, Err: ErrAmbiguousKit}
 		}
 	}
-	return "", fmt.Errorf("%w in %s: expected %s.yaml, a *.yaml whose first line is %q, or a Dockerfile with a %q block",
-		ErrNoKit, dir, dirName, SyntaxLine, CommentMarker)
+	return "", &LocateError{Dir: dir, DirName: dirName, Err: ErrNoKit}
 }
+
+// LocateError is a kit directory without exactly one descriptor. Err is
+// ErrNoKit or ErrAmbiguousKit.
+type LocateError struct {
+	// Dir is the kit directory; Candidates the descriptor files found in
+	// it (several for ErrAmbiguousKit).
+	Dir        string
+	DirName    string
+	Candidates []string
+	Err        error
+}
+
+func (e *LocateError) Error() string {
+	if errors.Is(e.Err, ErrAmbiguousKit) {
+		return fmt.Sprintf("%v in %s: %s; name the descriptor file explicitly or rename one after the directory (%s.yaml)",
+			e.Err, e.Dir, strings.Join(e.Candidates, ", "), e.DirName)
+	}
+	return fmt.Sprintf("%v in %s: expected %s.yaml, a *.yaml whose first line is %q, or a Dockerfile with a %q block",
+		e.Err, e.Dir, e.DirName, SyntaxLine, CommentMarker)
+}
+
+// Unwrap returns ErrNoKit or ErrAmbiguousKit.
+func (e *LocateError) Unwrap() error { return e.Err }
 
 func isSyntaxLine(line string) bool {
 	line = strings.TrimSpace(line)
