@@ -1,4 +1,4 @@
-package artifact
+package artifact_test
 
 import (
 	"bytes"
@@ -19,11 +19,13 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // summary renders findings as "severity check [platform]" lines.
-func summary(fs []Finding) []string {
+func summary(fs []artifact.Finding) []string {
 	out := []string{}
 	for _, f := range fs {
 		p := f.Platform
@@ -91,89 +93,41 @@ func editManifest(t testing.TB, img v1.Image, edit func(map[string]any)) v1.Imag
 
 // withImages builds an artifact from the kit's index with its images
 // replaced.
-func withImages(t testing.TB, k *kit, edit func(i int, img v1.Image) v1.Image) *Artifact {
+func withImages(t testing.TB, k *at.Kit, edit func(i int, img v1.Image) v1.Image) *artifact.Artifact {
 	t.Helper()
-	imgs := k.images(t)
+	imgs := k.Images(t)
 	for i := range imgs {
 		imgs[i] = edit(i, imgs[i])
 	}
-	return FromIndex(index(t, k.indexAnn, k.platforms, imgs...))
+	return artifact.FromIndex(at.Index(t, k.IndexAnnotations, k.Platforms, imgs...))
 }
 
-// setAnn sets (or, with del, removes) an annotation on manifests and index.
-func (k *kit) setAnn(key, value string) *kit {
-	k.ann[key], k.indexAnn[key] = value, value
-	return k
-}
-
-func (k *kit) delAnn(key string) *kit {
-	delete(k.ann, key)
-	delete(k.indexAnn, key)
-	return k
-}
-
-func (k *kit) edit(t testing.TB, fn func(d *spec.Descriptor)) *kit {
-	t.Helper()
-	d := *k.d
-	fn(&d)
-	k.setDescriptor(t, &d)
-	return k
-}
-
-// dockerClassic is what `docker build --push` with the default driver
-// pushes for a kit: Docker media types, no annotations.
-func dockerClassic(t testing.TB) *Artifact {
-	k := goodMixin(t)
-	var imgs []v1.Image
-	for _, p := range k.platforms {
-		img := image(t, p, v1.Config{}, nil,
-			layerOf(t, types.DockerLayer, k.content...))
-		l := k.stagedLayer(t)
-		rc, err := l.Uncompressed()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(rc)
-		dl, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil },
-			tarball.WithMediaType(types.DockerLayer))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if img, err = mutate.AppendLayers(img, dl); err != nil {
-			t.Fatal(err)
-		}
-		img = mutate.MediaType(img, types.DockerManifestSchema2)
-		img = mutate.ConfigMediaType(img, types.DockerConfigJSON)
-		imgs = append(imgs, img)
-	}
-	idx := index(t, nil, k.platforms, imgs...)
-	return FromIndex(mutate.IndexMediaType(idx, types.DockerManifestList))
-}
+func dockerClassic(t testing.TB) *artifact.Artifact { return artifact.FromIndex(at.DockerClassic(t)) }
 
 func TestCheck(t *testing.T) {
 	tests := []struct {
 		name     string
-		artifact func(t testing.TB) *Artifact
+		artifact func(t testing.TB) *artifact.Artifact
 		want     []string
 		// contains are substrings some finding's message must hold.
 		contains []string
 	}{
-		{name: "good mixin", artifact: func(t testing.TB) *Artifact { return goodMixin(t).artifact(t) }, want: []string{}},
-		{name: "good workload", artifact: func(t testing.TB) *Artifact { return goodWorkload(t).artifact(t) }, want: []string{}},
+		{name: "good mixin", artifact: func(t testing.TB) *artifact.Artifact { return at.Mixin(t).Artifact(t) }, want: []string{}},
+		{name: "good workload", artifact: func(t testing.TB) *artifact.Artifact { return at.Workload(t).Artifact(t) }, want: []string{}},
 		{
 			name: "single-platform image", want: []string{},
-			artifact: func(t testing.TB) *Artifact { return FromImage(goodMixin(t).images(t)[0]) },
+			artifact: func(t testing.TB) *artifact.Artifact { return artifact.FromImage(at.Mixin(t).Images(t)[0]) },
 		},
 		{
 			name: "attestation manifests are skipped", want: []string{},
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				att := image(t, "linux/amd64", v1.Config{}, nil, ociLayer(t, file("intoto.json", "{}")))
-				idx := mutate.AppendManifests(k.index(t), mutate.IndexAddendum{Add: att, Descriptor: v1.Descriptor{
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				att := at.Image(t, "linux/amd64", v1.Config{}, nil, at.OCILayer(t, at.File("intoto.json", "{}")))
+				idx := mutate.AppendManifests(k.Index(t), mutate.IndexAddendum{Add: att, Descriptor: v1.Descriptor{
 					Platform:    &v1.Platform{OS: "unknown", Architecture: "unknown"},
-					Annotations: map[string]string{AnnotationReferenceType: ReferenceTypeAttestation},
+					Annotations: map[string]string{artifact.AnnotationReferenceType: artifact.ReferenceTypeAttestation},
 				}})
-				return FromIndex(idx)
+				return artifact.FromIndex(idx)
 			},
 		},
 		// oci-media-types
@@ -187,8 +141,8 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name: "artifactType set",
-			artifact: func(t testing.TB) *Artifact {
-				return withImages(t, goodMixin(t), func(_ int, img v1.Image) v1.Image {
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return withImages(t, at.Mixin(t), func(_ int, img v1.Image) v1.Image {
 					return editManifest(t, img, func(m map[string]any) { m["artifactType"] = "application/vnd.example.kit" })
 				})
 			},
@@ -197,8 +151,8 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name: "empty config descriptor",
-			artifact: func(t testing.TB) *Artifact {
-				return withImages(t, goodMixin(t), func(_ int, img v1.Image) v1.Image {
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return withImages(t, at.Mixin(t), func(_ int, img v1.Image) v1.Image {
 					return mutate.ConfigMediaType(img, types.OCIEmptyJSON)
 				})
 			},
@@ -207,35 +161,37 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name: "a layer that is not a filesystem",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.extra = []v1.Layer{layerOf(t, "application/vnd.example.blob", file("x", "y"))}
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Extra = []v1.Layer{at.Layer(t, "application/vnd.example.blob", at.File("x", "y"))}
+				return k.Artifact(t)
 			},
 			want:     each("fail oci-media-types"),
 			contains: []string{"not a filesystem layer"},
 		},
 		// descriptor-annotation
 		{
-			name:     "descriptor annotation missing",
-			artifact: func(t testing.TB) *Artifact { return goodMixin(t).delAnn(AnnotationDescriptor).artifact(t) },
+			name: "descriptor annotation missing",
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).DeleteAnnotation(artifact.AnnotationDescriptor).Artifact(t)
+			},
 			want:     each("fail descriptor-annotation"),
 			contains: []string{"annotation-manifest.<key>=<value>"},
 		},
 		{
 			name: "descriptor annotation only on the index",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				delete(k.ann, AnnotationDescriptor)
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				delete(k.Annotations, artifact.AnnotationDescriptor)
+				return k.Artifact(t)
 			},
 			want:     each("fail descriptor-annotation"),
 			contains: []string{"The index carries it"},
 		},
 		{
 			name: "descriptor annotation does not decode",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).setAnn(AnnotationDescriptor, `{"schemaVersion": [`).artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).SetAnnotation(artifact.AnnotationDescriptor, `{"schemaVersion": [`).Artifact(t)
 			},
 			want:     each("fail descriptor-annotation"),
 			contains: []string{"does not decode"},
@@ -243,60 +199,66 @@ func TestCheck(t *testing.T) {
 		// agent-skill-content
 		{
 			name: "agent skill without SKILL.md",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).edit(t, addSkill).artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).Edit(t, addSkill).Artifact(t)
 			},
 			want:     each("fail agent-skill-content"),
 			contains: []string{`bundled skill "review" does not carry /home/agent/skills/review/SKILL.md`},
 		},
 		{
 			name: "agent skill with SKILL.md", want: []string{},
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t).edit(t, addSkill)
-				k.content = append(k.content, dir("home/agent/skills/", 1000), dir("home/agent/skills/review/", 1000),
-					entry{name: "home/agent/skills/review/SKILL.md", mode: 0o644, uid: 1000, gid: 1000, body: "# Review\n"})
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t).Edit(t, addSkill)
+				k.Content = append(k.Content, at.Dir("home/agent/skills/", 1000), at.Dir("home/agent/skills/review/", 1000),
+					at.Entry{Name: "home/agent/skills/review/SKILL.md", Mode: 0o644, UID: 1000, GID: 1000, Body: "# Review\n"})
+				return k.Artifact(t)
 			},
 		},
 		// descriptor-valid
 		{
 			name: "published descriptor invalid",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).edit(t, func(d *spec.Descriptor) { d.Version = "" }).artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).Edit(t, func(d *spec.Descriptor) { d.Version = "" }).Artifact(t)
 			},
 			want:     each("fail descriptor-valid"),
 			contains: []string{`provides entry "tool" has no version`},
 		},
 		// schema-version-annotation
 		{
-			name:     "schema-version annotation wrong",
-			artifact: func(t testing.TB) *Artifact { return goodMixin(t).setAnn(AnnotationSchemaVersion, "2").artifact(t) },
-			want:     each("fail schema-version-annotation"),
+			name: "schema-version annotation wrong",
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).SetAnnotation(artifact.AnnotationSchemaVersion, "2").Artifact(t)
+			},
+			want: each("fail schema-version-annotation"),
 		},
 		{
-			name:     "schema-version annotation missing",
-			artifact: func(t testing.TB) *Artifact { return goodMixin(t).delAnn(AnnotationSchemaVersion).artifact(t) },
-			want:     each("fail schema-version-annotation"),
+			name: "schema-version annotation missing",
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).DeleteAnnotation(artifact.AnnotationSchemaVersion).Artifact(t)
+			},
+			want: each("fail schema-version-annotation"),
 		},
 		// capabilities-annotation
 		{
 			name: "capabilities annotation wrong",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).setAnn(AnnotationCapabilities, "com.docker.sandbox/network-policy@1").artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).SetAnnotation(artifact.AnnotationCapabilities, "com.docker.sandbox/network-policy@1").Artifact(t)
 			},
 			want: each("fail capabilities-annotation"),
 		},
 		{
-			name:     "capabilities annotation missing",
-			artifact: func(t testing.TB) *Artifact { return goodMixin(t).delAnn(AnnotationCapabilities).artifact(t) },
-			want:     each("fail capabilities-annotation"),
+			name: "capabilities annotation missing",
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).DeleteAnnotation(artifact.AnnotationCapabilities).Artifact(t)
+			},
+			want: each("fail capabilities-annotation"),
 		},
 		{
 			name: "capabilities annotation present without capabilities",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t).edit(t, func(d *spec.Descriptor) { d.Capabilities = nil })
-				delete(k.staged, "context.md")
-				return k.setAnn(AnnotationCapabilities, "").artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t).Edit(t, func(d *spec.Descriptor) { d.Capabilities = nil })
+				delete(k.Staged, "context.md")
+				return k.SetAnnotation(artifact.AnnotationCapabilities, "").Artifact(t)
 			},
 			want:     each("fail capabilities-annotation"),
 			contains: []string{"the key is omitted when there are none"},
@@ -304,54 +266,56 @@ func TestCheck(t *testing.T) {
 		// built-by-annotation
 		{
 			name: "built-by malformed",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).setAnn(AnnotationBuiltBy, `{"name":"kitsmith"}`).artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).SetAnnotation(artifact.AnnotationBuiltBy, `{"name":"kitsmith"}`).Artifact(t)
 			},
 			want: each("fail built-by-annotation"),
 		},
 		{
 			name: "built-by absent", want: []string{},
-			artifact: func(t testing.TB) *Artifact { return goodMixin(t).delAnn(AnnotationBuiltBy).artifact(t) },
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).DeleteAnnotation(artifact.AnnotationBuiltBy).Artifact(t)
+			},
 		},
 		// oci-annotations
 		{
 			name: "OCI annotations wrong, forbidden and malformed",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).setAnn(AnnotationTitle, "Other").setAnn(AnnotationRevision, "abc").
-					setAnn(AnnotationCreated, "yesterday").delAnn(AnnotationLicenses).artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).SetAnnotation(artifact.AnnotationTitle, "Other").SetAnnotation(artifact.AnnotationRevision, "abc").
+					SetAnnotation(artifact.AnnotationCreated, "yesterday").DeleteAnnotation(artifact.AnnotationLicenses).Artifact(t)
 			},
 			want:     each("fail oci-annotations", "fail oci-annotations", "fail oci-annotations", "fail oci-annotations"),
 			contains: []string{`org.opencontainers.image.title is "Other"; the descriptor derives "Tool"`, "must not be set on a kit", "not an RFC 3339 timestamp", "org.opencontainers.image.licenses is missing"},
 		},
 		{
 			name: "created from SOURCE_DATE_EPOCH", want: []string{},
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).setAnn(AnnotationCreated, "1970-01-01T00:00:00Z").artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).SetAnnotation(artifact.AnnotationCreated, "1970-01-01T00:00:00Z").Artifact(t)
 			},
 		},
 		// at-least-one-layer
 		{
 			name: "no layers",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.content, k.staged = nil, nil
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Content, k.Staged = nil, nil
+				return k.Artifact(t)
 			},
 			want: each("fail at-least-one-layer", "skip staged-sources", "skip staged-recipe", "skip agent-context-staged",
 				"skip overlay-home-ownership", "skip overlay-links-resolve"),
 		},
 		{
 			name: "a layer that is not a tar",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
 				b := bytes.Repeat([]byte("not a tar "), 100)
 				l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil },
 					tarball.WithMediaType(types.OCILayer))
 				if err != nil {
 					t.Fatal(err)
 				}
-				k.extra = []v1.Layer{l}
-				return k.artifact(t)
+				k.Extra = []v1.Layer{l}
+				return k.Artifact(t)
 			},
 			want: each("fail at-least-one-layer", "skip staged-sources", "skip staged-recipe", "skip agent-context-staged",
 				"skip overlay-home-ownership", "skip overlay-links-resolve"),
@@ -360,20 +324,20 @@ func TestCheck(t *testing.T) {
 		// staged-sources
 		{
 			name: "nothing staged",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.staged = nil
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Staged = nil
+				return k.Artifact(t)
 			},
 			want:     each("fail staged-sources", "skip staged-recipe", "skip agent-context-staged"),
 			contains: []string{"no kit sources are staged"},
 		},
 		{
 			name: "staged descriptor differs",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.staged[StagedDescriptor] = strings.Replace(k.staged[StagedDescriptor], "displayName: Tool", "displayName: Tool 2", 1)
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Staged[artifact.StagedDescriptor] = strings.Replace(k.Staged[artifact.StagedDescriptor], "displayName: Tool", "displayName: Tool 2", 1)
+				return k.Artifact(t)
 			},
 			want:     each("fail staged-sources"),
 			contains: []string{"differ in: displayName"},
@@ -381,31 +345,31 @@ func TestCheck(t *testing.T) {
 		// staged-recipe
 		{
 			name: "workload recipe not staged",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				delete(k.staged, StagedRecipe)
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				delete(k.Staged, artifact.StagedRecipe)
+				return k.Artifact(t)
 			},
 			want: each("fail staged-recipe"),
 		},
 		// agent-context-staged
 		{
 			name: "context body not staged",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				delete(k.staged, "context.md")
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				delete(k.Staged, "context.md")
+				return k.Artifact(t)
 			},
 			want:     each("fail agent-context-staged"),
 			contains: []string{"which the image does not carry"},
 		},
 		{
 			name: "context file not rewritten",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).edit(t, func(d *spec.Descriptor) {
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).Edit(t, func(d *spec.Descriptor) {
 					d.Capabilities = slices.Clone(d.Capabilities)
 					d.Capabilities[1].Config = map[string]any{"contentFile": "./context.md"}
-				}).artifact(t)
+				}).Artifact(t)
 			},
 			want:     each("fail agent-context-staged"),
 			contains: []string{"publishing rewrites it"},
@@ -413,17 +377,17 @@ func TestCheck(t *testing.T) {
 		// image-config
 		{
 			name: "workload without entrypoint",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.config.Entrypoint = nil
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Config.Entrypoint = nil
+				return k.Artifact(t)
 			},
 			want: each("fail image-config"),
 		},
 		{
 			name: "config does not parse",
-			artifact: func(t testing.TB) *Artifact {
-				return withImages(t, goodMixin(t), func(_ int, img v1.Image) v1.Image {
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return withImages(t, at.Mixin(t), func(_ int, img v1.Image) v1.Image {
 					raw, _ := img.RawManifest()
 					return &editedImage{Image: img, raw: raw, config: []byte(`{"config": [`)}
 				})
@@ -433,10 +397,10 @@ func TestCheck(t *testing.T) {
 		// overlay-home-ownership
 		{
 			name: "mixin ships /home owned by the agent",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.content[0] = dir("home/", 1000)
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Content[0] = at.Dir("home/", 1000)
+				return k.Artifact(t)
 			},
 			want: each("fail overlay-home-ownership"),
 			contains: []string{"/home owned by uid 1000", "COPY --chown=1000:1000 … /home/agent/",
@@ -444,58 +408,58 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name: "mixin ships /home/agent owned by root",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.content[1] = dir("home/agent/", 0)
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Content[1] = at.Dir("home/agent/", 0)
+				return k.Artifact(t)
 			},
 			want:     each("fail overlay-home-ownership"),
 			contains: []string{"/home/agent owned by uid 0"},
 		},
 		{
 			name: "only one platform's overlay is wrong",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				good := k.images(t)[0]
-				k.content[0] = dir("home/", 1000)
-				bad := k.images(t)[1]
-				return FromIndex(index(t, k.indexAnn, k.platforms, good, bad))
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				good := k.Images(t)[0]
+				k.Content[0] = at.Dir("home/", 1000)
+				bad := k.Images(t)[1]
+				return artifact.FromIndex(at.Index(t, k.IndexAnnotations, k.Platforms, good, bad))
 			},
 			want: []string{"fail overlay-home-ownership [linux/arm64]"},
 		},
 		{
 			name: "mixin staying out of /home", want: []string{},
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.content = k.content[3:]
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Content = k.Content[3:]
+				return k.Artifact(t)
 			},
 		},
 		{
 			name: "workload /home is not judged", want: []string{},
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.content = append(k.content, dir("home/", 1000))
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Content = append(k.Content, at.Dir("home/", 1000))
+				return k.Artifact(t)
 			},
 		},
 		// overlay-links-resolve
 		{
 			name: "mixin ships a dangling link",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.content = append(k.content, symlink("usr/local/bin/node", "../lib/node/bin/node"))
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Content = append(k.Content, at.Symlink("usr/local/bin/node", "../lib/node/bin/node"))
+				return k.Artifact(t)
 			},
 			want:     each("warn overlay-links-resolve"),
 			contains: []string{"/usr/local/bin/node links to ../lib/node/bin/node"},
 		},
 		{
 			name: "whiteout removes a link target",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.extra = []v1.Layer{ociLayer(t, file("usr/local/bin/.wh.tool", ""))}
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.Extra = []v1.Layer{at.OCILayer(t, at.File("usr/local/bin/.wh.tool", ""))}
+				return k.Artifact(t)
 			},
 			want:     each("warn overlay-links-resolve"),
 			contains: []string{"/usr/local/bin/t links to tool"},
@@ -503,106 +467,106 @@ func TestCheck(t *testing.T) {
 		// sbx-platform-floor
 		{
 			name: "sbx@1 workload without USER",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.config.User = ""
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Config.User = ""
+				return k.Artifact(t)
 			},
 			want:     each("fail sbx-platform-floor"),
 			contains: []string{"declares no USER"},
 		},
 		{
 			name: "sbx@1 user not in passwd",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.config.User = "builder"
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Config.User = "builder"
+				return k.Artifact(t)
 			},
 			want: each("fail sbx-platform-floor"),
 		},
 		{
 			name: "sbx@1 user with a numeric group", want: []string{},
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.config.User = "1000:1000"
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Config.User = "1000:1000"
+				return k.Artifact(t)
 			},
 		},
 		{
 			name: "sbx@1 without bash, and sh not executable",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.replace(t, file("usr/bin/dash", "ELF"))
-				k.extra = []v1.Layer{ociLayer(t, file("usr/bin/.wh.bash", ""))}
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Replace(t, at.File("usr/bin/dash", "ELF"))
+				k.Extra = []v1.Layer{at.OCILayer(t, at.File("usr/bin/.wh.bash", ""))}
+				return k.Artifact(t)
 			},
 			want:     each("fail sbx-platform-floor", "fail sbx-platform-floor"),
 			contains: []string{"/bin/sh is not executable by agent", "/bin/bash is missing"},
 		},
 		{
 			name: "sbx@1 on a mixin",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).edit(t, func(d *spec.Descriptor) {
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).Edit(t, func(d *spec.Descriptor) {
 					d.Capabilities = append(slices.Clone(d.Capabilities), spec.Capability{Type: spec.TypeSBX})
-				}).artifact(t)
+				}).Artifact(t)
 			},
 			want: each("fail descriptor-valid", "fail sbx-platform-floor"),
 		},
 		// sbx-persistent-env
 		{
 			name: "sbx@1 without BASH_ENV",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.config.Env = nil
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Config.Env = nil
+				return k.Artifact(t)
 			},
 			want: each("warn sbx-persistent-env"),
 		},
 		{
 			name: "sbx@1 BASH_ENV names a missing file",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.config.Env = []string{"BASH_ENV=/etc/profile.d/sandbox.sh"}
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Config.Env = []string{"BASH_ENV=/etc/profile.d/sandbox.sh"}
+				return k.Artifact(t)
 			},
 			want: each("warn sbx-persistent-env"),
 		},
 		// derived-provides
 		{
 			name: "derived provides disagree with dpkg",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.replace(t, file("var/lib/dpkg/status", strings.Replace(testDpkgStatus, "5.2.15-2+b2", "5.2.21-2", 1)))
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Replace(t, at.File("var/lib/dpkg/status", strings.Replace(at.DpkgStatus, "5.2.15-2+b2", "5.2.21-2", 1)))
+				return k.Artifact(t)
 			},
 			want:     each("fail derived-provides"),
 			contains: []string{"deb/bash@5.2.15 names version 5.2.15, but /var/lib/dpkg/status records 5.2.21-2"},
 		},
 		{
 			name: "derived provide of a package not installed",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.replace(t, file("var/lib/dpkg/status", "Package: bash\nStatus: install ok installed\nVersion: 5.2.15-2+b2\n\nPackage: dash\nStatus: deinstall ok config-files\nVersion: 0.5.12-2\n"))
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Replace(t, at.File("var/lib/dpkg/status", "Package: bash\nStatus: install ok installed\nVersion: 5.2.15-2+b2\n\nPackage: dash\nStatus: deinstall ok config-files\nVersion: 0.5.12-2\n"))
+				return k.Artifact(t)
 			},
 			want: each("fail derived-provides"),
 		},
 		{
 			name: "derived provides without a package database",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodWorkload(t)
-				k.remove(t, "var/lib/dpkg/status")
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Workload(t)
+				k.Remove(t, "var/lib/dpkg/status")
+				return k.Artifact(t)
 			},
 			want:     each("fail derived-provides"),
 			contains: []string{"has no /var/lib/dpkg/status"},
 		},
 		{
 			name: "derived provides on a mixin",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).edit(t, func(d *spec.Descriptor) {
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).Edit(t, func(d *spec.Descriptor) {
 					d.Provides = append(slices.Clone(d.Provides), "deb/bash@5.2.15")
-				}).artifact(t)
+				}).Artifact(t)
 			},
 			want:     each("fail derived-provides"),
 			contains: []string{"only a workload's root filesystem answers for those"},
@@ -610,10 +574,10 @@ func TestCheck(t *testing.T) {
 		// merged-set
 		{
 			name: "merged set without its kits' sources",
-			artifact: func(t testing.TB) *Artifact {
-				return goodMixin(t).edit(t, func(d *spec.Descriptor) {
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return at.Mixin(t).Edit(t, func(d *spec.Descriptor) {
 					d.Kits = []spec.KitRef{{Ref: "registry.example/kits/a:1.0", Digest: "sha256:" + strings.Repeat("a", 64)}}
-				}).artifact(t)
+				}).Artifact(t)
 			},
 			want:     each("fail merged-set", "skip merged-set-declarations"),
 			contains: []string{"at least 2 staged roots are expected"},
@@ -621,28 +585,28 @@ func TestCheck(t *testing.T) {
 		// index-annotations
 		{
 			name: "index without kit annotations",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.indexAnn = nil
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.IndexAnnotations = nil
+				return k.Artifact(t)
 			},
 			want: each("warn index-annotations", "warn index-annotations", "warn index-annotations", "warn index-annotations"),
 		},
 		{
 			name: "index annotation disagrees",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				k.indexAnn[AnnotationDescriptor] = `{"schemaVersion":"3","kind":"mixin"}`
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				k.IndexAnnotations[artifact.AnnotationDescriptor] = `{"schemaVersion":"3","kind":"mixin"}`
+				return k.Artifact(t)
 			},
 			want: each("fail index-annotations"),
 		},
 		{
 			name: "annotation only on the index",
-			artifact: func(t testing.TB) *Artifact {
-				k := goodMixin(t)
-				delete(k.ann, AnnotationBuiltBy)
-				return k.artifact(t)
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				delete(k.Annotations, artifact.AnnotationBuiltBy)
+				return k.Artifact(t)
 			},
 			want: each("fail index-annotations"),
 		},
@@ -660,7 +624,7 @@ func TestCheck(t *testing.T) {
 				}
 			}
 			for _, c := range tt.contains {
-				if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return strings.Contains(f.Message, c) }) {
+				if !slices.ContainsFunc(rep.Findings, func(f artifact.Finding) bool { return strings.Contains(f.Message, c) }) {
 					t.Errorf("no finding says %q", c)
 				}
 			}
@@ -669,26 +633,6 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
-}
-
-// replace swaps the content entry of the same name.
-func (k *kit) replace(t testing.TB, e entry) {
-	t.Helper()
-	i := slices.IndexFunc(k.content, func(c entry) bool { return c.name == e.name })
-	if i < 0 {
-		t.Fatalf("no content entry %s", e.name)
-	}
-	k.content[i] = e
-}
-
-// remove drops the content entry of that name.
-func (k *kit) remove(t testing.TB, name string) {
-	t.Helper()
-	i := slices.IndexFunc(k.content, func(c entry) bool { return c.name == name })
-	if i < 0 {
-		t.Fatalf("no content entry %s", name)
-	}
-	k.content = slices.Delete(k.content, i, i+1)
 }
 
 // addSkill adds an agent-skill@1 entry to a descriptor.
@@ -700,7 +644,7 @@ func addSkill(d *spec.Descriptor) {
 
 func TestChecksListed(t *testing.T) {
 	var ids []string
-	for _, c := range Checks() {
+	for _, c := range artifact.Checks() {
 		ids = append(ids, c.ID)
 		if c.Summary == "" || !strings.HasSuffix(c.Summary, ".") || c.Spec == "" {
 			t.Errorf("check %s lacks a one-sentence summary or a spec reference", c.ID)
@@ -713,12 +657,12 @@ func TestChecksListed(t *testing.T) {
 		"sbx-platform-floor", "sbx-persistent-env", "derived-provides", "merged-set", "merged-set-declarations",
 		"index-annotations"}
 	if diff := cmp.Diff(want, ids); diff != "" {
-		t.Errorf("Checks() mismatch (-want +got):\n%s", diff)
+		t.Errorf("artifact.Checks() mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestCheckEmptyIndex(t *testing.T) {
-	rep, err := FromIndex(empty.Index).Check(context.Background())
+	rep, err := artifact.FromIndex(empty.Index).Check(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,3 +147,46 @@ func TestLookupUser(t *testing.T) {
 		}
 	}
 }
+
+// entry is one tar entry of a test layer; artifacttest has the full
+// builder, which this package's own tests cannot import.
+type entry struct {
+	name string
+	typ  byte
+	mode int64
+	body string
+	link string
+}
+
+func dir(name string, _ int) entry { return entry{name: name, typ: tar.TypeDir, mode: 0o755} }
+func file(name, body string) entry {
+	return entry{name: name, typ: tar.TypeReg, mode: 0o644, body: body}
+}
+func exe(name, body string) entry {
+	return entry{name: name, typ: tar.TypeReg, mode: 0o755, body: body}
+}
+func symlink(name, target string) entry {
+	return entry{name: name, typ: tar.TypeSymlink, mode: 0o777, link: target}
+}
+
+func tarBytes(t testing.TB, entries ...entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		hdr := &tar.Header{Name: e.name, Typeflag: e.typ, Mode: e.mode, Linkname: e.link}
+		if e.typ == tar.TypeReg {
+			hdr.Size = int64(len(e.body))
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

@@ -1,4 +1,4 @@
-package artifact
+package artifact_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -25,12 +27,12 @@ requires: ["tool >= 1.0"]
 // mergedSet pushes two kits to the registry at host and returns a merged
 // set of them, edited by edit, with the staged sources of the kits named
 // in staged.
-func mergedSet(t testing.TB, host string, edit func(*spec.Descriptor), staged ...string) *kit {
+func mergedSet(t testing.TB, host string, edit func(*spec.Descriptor), staged ...string) *at.Kit {
 	t.Helper()
-	tool, hello := goodMixin(t), newKit(t, helloFiles, "hello/hello.yaml")
+	tool, hello := at.Mixin(t), at.NewKit(t, helloFiles, "hello/hello.yaml")
 	toolRef, helloRef := host+"/kits/tool:1.2.0", host+"/kits/hello:2.0"
-	toolPinned := push(t, toolRef, tool.index(t))
-	helloPinned := push(t, helloRef, hello.index(t))
+	toolPinned := at.Push(t, toolRef, tool.Index(t))
+	helloPinned := at.Push(t, helloRef, hello.Index(t))
 	digest := func(p string) string { return p[strings.Index(p, "@")+1:] }
 	d := &spec.Descriptor{
 		SchemaVersion: "3", Kind: spec.KindMixin, DisplayName: "Team", Version: "1.0.0",
@@ -41,15 +43,15 @@ func mergedSet(t testing.TB, host string, edit func(*spec.Descriptor), staged ..
 	if edit != nil {
 		edit(d)
 	}
-	set := &kit{stem: "team", staged: map[string]string{}, platforms: tool.platforms}
-	set.setDescriptor(t, d)
-	set.content = tool.content
+	set := &at.Kit{Stem: "team", Platforms: tool.Platforms}
+	set.SetDescriptor(t, d)
+	set.Content = tool.Content
 	for _, s := range staged {
 		switch s {
 		case "tool":
-			set.extra = append(set.extra, tool.stagedLayer(t))
+			set.Extra = append(set.Extra, tool.StagedLayer(t))
 		case "hello":
-			set.extra = append(set.extra, hello.stagedLayer(t))
+			set.Extra = append(set.Extra, hello.StagedLayer(t))
 		}
 	}
 	return set
@@ -96,9 +98,9 @@ func TestCheckMergedSet(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			host := testRegistry(t, true)
+			host := at.Registry(t, true)
 			set := mergedSet(t, host, tt.edit, tt.staged...)
-			a, err := Open(ctx, push(t, host+"/kits/team:1.0.0", set.index(t)))
+			a, err := artifact.Open(ctx, at.Push(t, host+"/kits/team:1.0.0", set.Index(t)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +114,7 @@ func TestCheckMergedSet(t *testing.T) {
 					t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Platform, f.Message)
 				}
 			}
-			if tt.contains != "" && !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return strings.Contains(f.Message, tt.contains) }) {
+			if tt.contains != "" && !slices.ContainsFunc(rep.Findings, func(f artifact.Finding) bool { return strings.Contains(f.Message, tt.contains) }) {
 				t.Errorf("no finding says %q", tt.contains)
 			}
 		})
@@ -121,20 +123,20 @@ func TestCheckMergedSet(t *testing.T) {
 
 func TestCheckMergedSetResolver(t *testing.T) {
 	ctx := context.Background()
-	host := testRegistry(t, false)
+	host := at.Registry(t, false)
 	set := mergedSet(t, host, nil, "tool", "hello")
 	tests := []struct {
 		name string
-		opts []CheckOption
+		opts []artifact.CheckOption
 		want []string
 	}{
 		{name: "in memory, no resolver", want: each("skip merged-set-declarations")},
-		{name: "in memory, registry resolver", opts: []CheckOption{WithKitResolver(RegistryResolver())}, want: []string{}},
-		{name: "a resolver that cannot reach the kits", opts: []CheckOption{WithKitResolver(failingResolver{})}, want: each("skip merged-set-declarations")},
+		{name: "in memory, registry resolver", opts: []artifact.CheckOption{artifact.WithKitResolver(artifact.RegistryResolver())}, want: []string{}},
+		{name: "a resolver that cannot reach the kits", opts: []artifact.CheckOption{artifact.WithKitResolver(failingResolver{})}, want: each("skip merged-set-declarations")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := FromIndex(set.index(t)).Check(ctx, tt.opts...)
+			rep, err := artifact.FromIndex(set.Index(t)).Check(ctx, tt.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,8 +149,8 @@ func TestCheckMergedSetResolver(t *testing.T) {
 
 type failingResolver struct{}
 
-func (failingResolver) ResolveKit(context.Context, string, string) (*Artifact, error) {
-	return nil, ErrUnreachable
+func (failingResolver) ResolveKit(context.Context, string, string) (*artifact.Artifact, error) {
+	return nil, artifact.ErrUnreachable
 }
 
-var _ KitResolver = failingResolver{}
+var _ artifact.KitResolver = failingResolver{}

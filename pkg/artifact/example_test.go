@@ -1,0 +1,73 @@
+package artifact_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+func ExampleAnnotations() {
+	d := &spec.Descriptor{
+		SchemaVersion: "3", Kind: spec.KindMixin, DisplayName: "Tool", Licenses: []string{"MIT", "Apache-2.0"},
+		Provides:     []string{"tool@1.2.0"},
+		Capabilities: []spec.Capability{{Type: spec.TypeLongRunning}},
+	}
+	ann, err := artifact.Annotations(d, &artifact.BuiltBy{Name: "kitsmith", Version: "dev"}, "1970-01-01T00:00:00Z")
+	if err != nil {
+		panic(err)
+	}
+	for _, k := range []string{artifact.AnnotationDescriptor, artifact.AnnotationCapabilities, artifact.AnnotationBuiltBy,
+		artifact.AnnotationLicenses, artifact.AnnotationVersion, artifact.AnnotationCreated} {
+		fmt.Printf("%s: %s\n", k, ann[k])
+	}
+	// Output:
+	// vnd.docker.sandbox.kit.descriptor: {"schemaVersion":"3","displayName":"Tool","licenses":["MIT","Apache-2.0"],"kind":"mixin","provides":["tool@1.2.0"],"capabilities":[{"type":"com.docker.sandbox/long-running@1"}]}
+	// vnd.docker.sandbox.kit.capabilities: com.docker.sandbox/long-running@1
+	// vnd.docker.sandbox.kit.built-by: {"name":"kitsmith","version":"dev"}
+	// org.opencontainers.image.licenses: MIT,Apache-2.0
+	// org.opencontainers.image.version: 1.2.0
+	// org.opencontainers.image.created: 1970-01-01T00:00:00Z
+}
+
+func ExampleDerivedProvides() {
+	amd64 := artifact.DerivedProvides([]byte("Package: bash\nStatus: install ok installed\nVersion: 5.2.15-2+b2\n\n"+
+		"Package: libc6\nStatus: install ok installed\nVersion: 2.36-9+deb12u4\n"), nil)
+	arm64 := artifact.DerivedProvides([]byte("Package: bash\nStatus: install ok installed\nVersion: 5.2.15-2+b2\n\n"+
+		"Package: libc6\nStatus: install ok installed\nVersion: 2.36-9+deb12u7~rc1\n"), nil)
+	fmt.Println(amd64)
+	fmt.Println(artifact.IntersectProvides(amd64, arm64))
+	// Output:
+	// [deb/bash@5.2.15 deb/libc6@2.36]
+	// [deb/bash@5.2.15 deb/libc6@2.36]
+}
+
+func ExamplePackageVersion() {
+	for _, v := range []string{"1:2.5.2-3+dhi1", "9.20.26-1~deb13u1", "1.36.1-r15", "2.0~rc1-1"} {
+		fmt.Printf("%q → %q\n", v, artifact.PackageVersion(v))
+	}
+	// Output:
+	// "1:2.5.2-3+dhi1" → "2.5.2"
+	// "9.20.26-1~deb13u1" → "9.20.26"
+	// "1.36.1-r15" → "1.36.1"
+	// "2.0~rc1-1" → ""
+}
+
+func ExampleArtifact_Check() {
+	// An image with no annotations and no layers is not a kit.
+	rep, err := artifact.FromImage(empty.Image).Check(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range rep.Findings {
+		fmt.Printf("%s %s (%s)\n", f.Severity, f.Check, f.Spec)
+	}
+	fmt.Println("failed:", rep.Failed())
+	// Output:
+	// fail oci-media-types (SPEC-v3 §10)
+	// fail descriptor-annotation (SPEC-v3 §9.3)
+	// failed: true
+}
