@@ -79,6 +79,7 @@ failed build/check; 2 usage, configuration or I/O error.`,
 	root.AddCommand(
 		newValidateCmd(ro),
 		newLintCmd(ro),
+		newBuildCmd(ro),
 		newSchemaCmd(ro),
 		newVersionCmd(ro),
 	)

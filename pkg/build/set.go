@@ -91,7 +91,7 @@ func mergeAndAssemble(k *spec.Kit, ordered, listed []*member, opts *options) (*b
 	}
 	ownDecl := *own.Descriptor
 	ownDecl.Kind, ownDecl.Args, ownDecl.Kits = spec.KindMixin, nil, nil
-	cs = append(cs, contribution{who: "the set " + k.Stem, d: &ownDecl, body: func(cf string) ([]byte, error) {
+	cs = append(cs, contribution{who: "the set's own descriptor", d: &ownDecl, body: func(cf string) ([]byte, error) {
 		rel, ok := own.Staged[cf]
 		if !ok {
 			return nil, fmt.Errorf("%s is not one of the set's files", cf)
@@ -117,9 +117,12 @@ func mergeAndAssemble(k *spec.Kit, ordered, listed []*member, opts *options) (*b
 	if err != nil {
 		return nil, err
 	}
-	if mg.context != nil {
-		files = append(files, stagedFile{Path: path.Join(spec.StagedDir(k.Stem), setContextName), Data: mg.context})
-		slices.SortFunc(files, func(a, b stagedFile) int { return cmpString(a.Path, b.Path) })
+	files = append(files, mg.files...)
+	slices.SortFunc(files, func(a, b stagedFile) int { return cmpString(a.Path, b.Path) })
+	for i := 1; i < len(files); i++ {
+		if files[i].Path == files[i-1].Path {
+			return nil, fmt.Errorf("the set would stage two files as %s", files[i].Path)
+		}
 	}
 	tb, err := stagedTar(files, opts.epochTime())
 	if err != nil {

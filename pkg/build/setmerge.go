@@ -3,6 +3,7 @@ package build
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"reflect"
 	"slices"
@@ -26,9 +27,10 @@ type contribution struct {
 // merged is a set merge's outcome.
 type merged struct {
 	d *spec.Descriptor
-	// context is the body of the merged undirected agent context, staged
-	// as context.md in the set's directory; nil when no merge was needed.
-	context []byte
+	// files are the agent-context bodies the set stages in its own
+	// directory: the merged undirected body (context.md) and the bodies of
+	// the listed kits' directed entries.
+	files []stagedFile
 }
 
 // setContextName is the staged name of a merged agent-context body.
@@ -82,12 +84,12 @@ func mergeSet(own *spec.Descriptor, authoredKind, stem string, cs []contribution
 			}
 		}
 	}
-	caps, body, err := mergeCapabilities(cs, stem)
+	caps, files, err := mergeCapabilities(cs, stem)
 	if err != nil {
 		return nil, err
 	}
 	out.Capabilities = caps
-	return &merged{d: out, context: body}, nil
+	return &merged{d: out, files: files}, nil
 }
 
 // appendNew appends the values list lacks.
@@ -216,9 +218,11 @@ func provideStrings(ps []spec.Provide) []string {
 }
 
 // mergeCapabilities merges the capability entries of the contributions.
-// Groups are carried through as they are (identical ones once).
-func mergeCapabilities(cs []contribution, stem string) ([]spec.Capability, []byte, error) {
-	m := capMerger{byKey: map[string]int{}, keyOwner: map[string]string{}}
+// Groups are carried through as they are (identical ones once). Every
+// agent-context body a listed kit stages is staged again in the set's own
+// directory, where a published contentFile points (SPEC-v3 §9.4).
+func mergeCapabilities(cs []contribution, stem string) ([]spec.Capability, []stagedFile, error) {
+	m := capMerger{byKey: map[string]int{}, keyOwner: map[string]string{}, from: map[int]contribution{}}
 	var contexts []ctxEntry
 	for _, c := range cs {
 		for _, e := range c.d.Capabilities {
@@ -228,23 +232,52 @@ func mergeCapabilities(cs []contribution, stem string) ([]spec.Capability, []byt
 				}
 				continue
 			}
-			if e.Type == spec.TypeAgentContext {
-				key := contextKey(e)
-				if key == "" {
-					contexts = append(contexts, ctxEntry{c: c, e: e})
-					continue
-				}
+			if e.Type == spec.TypeAgentContext && contextKey(e) == "" {
+				contexts = append(contexts, ctxEntry{c: c, e: e})
+				continue
 			}
-			if err := m.add(c.who, e); err != nil {
+			if err := m.add(c, e); err != nil {
 				return nil, nil, err
 			}
 		}
+	}
+	files, err := m.restage(stem)
+	if err != nil {
+		return nil, nil, err
 	}
 	body, err := m.addContexts(contexts, stem)
 	if err != nil {
 		return nil, nil, err
 	}
-	return m.out, body, nil
+	if body != nil {
+		files = append(files, stagedFile{Path: path.Join(spec.StagedDir(stem), setContextName), Data: body})
+	}
+	return m.out, files, nil
+}
+
+// restage stages again, in the set's directory, the bodies the merged
+// directed agent-context entries name in a listed kit's directory, and
+// points their contentFile there.
+func (m *capMerger) restage(stem string) ([]stagedFile, error) {
+	dir := spec.StagedDir(stem)
+	var files []stagedFile
+	for i := range m.out {
+		e := &m.out[i]
+		cf, _ := e.Config["contentFile"].(string)
+		if e.Type != spec.TypeAgentContext || cf == "" || strings.HasPrefix(cf, dir+"/") {
+			continue
+		}
+		body, err := m.from[i].body(cf)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading its agent context %s: %w", m.from[i].who, cf, err)
+		}
+		dst := path.Join(dir, fmt.Sprintf("context-%d", i), path.Base(cf))
+		files = append(files, stagedFile{Path: dst, Data: body})
+		cfg := maps.Clone(e.Config)
+		cfg["contentFile"] = dst
+		e.Config = cfg
+	}
+	return files, nil
 }
 
 type ctxEntry struct {
@@ -255,12 +288,14 @@ type ctxEntry struct {
 // capMerger accumulates merged entries.
 type capMerger struct {
 	out      []spec.Capability
-	byKey    map[string]int    // merge key → index in out
-	keyOwner map[string]string // merge key → first contributor
+	byKey    map[string]int       // merge key → index in out
+	keyOwner map[string]string    // merge key → first contributor
+	from     map[int]contribution // index in out → first contributor
 }
 
 // add merges one ordinary entry.
-func (m *capMerger) add(who string, e spec.Capability) error {
+func (m *capMerger) add(c contribution, e spec.Capability) error {
+	who := c.who
 	key, err := mergeKey(e)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", who, e.Type, err)
@@ -269,6 +304,7 @@ func (m *capMerger) add(who string, e spec.Capability) error {
 	if !seen {
 		m.byKey[key] = len(m.out)
 		m.keyOwner[key] = who
+		m.from[len(m.out)] = c
 		m.out = append(m.out, e)
 		return nil
 	}
@@ -379,14 +415,15 @@ func contextKey(e spec.Capability) string {
 	return path.Join(dir, file)
 }
 
-// addContexts adds the undirected agent-context bodies: one is kept as it
-// is; several are concatenated, each under a note naming its kit, into
-// context.md in the set's staged directory.
+// addContexts adds the undirected agent-context bodies. One written
+// inline in its entry (content:) is kept as it is; otherwise the bodies are
+// concatenated, each under a note naming its kit, into context.md in the
+// set's staged directory.
 func (m *capMerger) addContexts(list []ctxEntry, stem string) ([]byte, error) {
-	switch len(list) {
-	case 0:
+	switch {
+	case len(list) == 0:
 		return nil, nil
-	case 1:
+	case len(list) == 1 && list[0].e.Config["contentFile"] == nil:
 		m.out = append(m.out, list[0].e)
 		return nil, nil
 	}
@@ -401,6 +438,11 @@ func (m *capMerger) addContexts(list []ctxEntry, stem string) ([]byte, error) {
 		if e.Name == "" {
 			e.Name = x.e.Name
 		}
+		if len(list) == 1 {
+			e.Description = x.e.Description
+			body.Write(text)
+			continue
+		}
 		if strings.TrimSpace(string(text)) == "" {
 			continue
 		}
@@ -412,7 +454,9 @@ func (m *capMerger) addContexts(list []ctxEntry, stem string) ([]byte, error) {
 			body.WriteString("\n")
 		}
 	}
-	e.Description = "Agent guidance merged from the kits of the set"
+	if e.Description == "" && len(list) > 1 {
+		e.Description = "Agent guidance merged from the kits of the set"
+	}
 	e.Config = map[string]any{"contentFile": path.Join(spec.StagedDir(stem), setContextName)}
 	m.out = append(m.out, e)
 	return []byte(body.String()), nil
