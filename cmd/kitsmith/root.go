@@ -80,6 +80,8 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		newValidateCmd(ro),
 		newLintCmd(ro),
 		newBuildCmd(ro),
+		newInspectCmd(ro),
+		newCheckCmd(ro),
 		newSchemaCmd(ro),
 		newVersionCmd(ro),
 	)

@@ -136,8 +136,8 @@ func TestCheck(t *testing.T) {
 			artifact: dockerClassic,
 			want: append([]string{"fail oci-media-types [index]"},
 				each("fail oci-media-types", "fail descriptor-annotation")...),
-			contains: []string{"Docker's default `docker` build driver", "drops annotations", "oci-mediatypes=true",
-				"kitsmith build", "a Docker v2 manifest (application/vnd.docker.distribution.manifest.v2+json)", "see oci-media-types"},
+			contains: []string{"pushed by Docker's default `docker` driver", "drops annotations", "oci-mediatypes=true",
+				"kitsmith build", "a Docker v2 manifest (application/vnd.docker.distribution.manifest.v2+json), a Docker image config", "see oci-media-types"},
 		},
 		{
 			name: "artifactType set",

@@ -12,9 +12,9 @@ var mediaTypesInfo = CheckInfo{ID: "oci-media-types", Spec: "SPEC-v3 §10",
 
 // dockerClassicFix is how a kit pushed by Docker's classic image store is
 // rebuilt.
-const dockerClassicFix = "This is what Docker's default `docker` build driver pushes (the classic image store): " +
-	"it writes Docker media types and drops annotations, and sbx refuses the image. " +
-	"Rebuild with `kitsmith build --push`, or with buildx on a docker-container builder and oci-mediatypes=true " +
+const dockerClassicFix = "It was pushed by Docker's default `docker` driver (the classic image store), " +
+	"which writes Docker media types and drops annotations; sbx refuses such an image. " +
+	"Build with `kitsmith build --push`, or with buildx on a docker-container builder and oci-mediatypes=true " +
 	"(docker buildx create --driver docker-container --use; docker buildx build --output type=image,oci-mediatypes=true,push=true,annotation-manifest.<key>=<value> …)."
 
 // indexMediaTypeFindings judges the index itself and what it lists.
@@ -95,7 +95,7 @@ func manifestMediaTypeFindings(s *checkState) []Finding {
 		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%d Docker layer%s (%s)", n, plural(n), mt))
 		}
-		msg := "the image has " + strings.Join(parts, ", ") + " where a kit has OCI media types"
+		msg := "the image has " + joinAnd(parts) + ", where a kit has OCI media types"
 		if len(m.manifest.Annotations) == 0 {
 			msg += ", and its manifest carries no annotations, so the kit descriptor is gone too"
 		}
@@ -124,4 +124,12 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// joinAnd joins a list as prose: "a", "a and b", "a, b and c".
+func joinAnd(list []string) string {
+	if len(list) < 2 {
+		return strings.Join(list, "")
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
 }
