@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -21,6 +21,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
+// lintOptions are the flags and arguments of kitsmith lint.
 type lintOptions struct {
 	format    string
 	failLevel string
@@ -30,6 +31,9 @@ type lintOptions struct {
 	listRules bool
 	recursive bool
 	files     bool
+	paths     []string
+
+	fail lint.Severity // parsed --fail-level
 }
 
 func newLintCmd(_ *rootOptions) *cobra.Command {
@@ -45,11 +49,13 @@ images, and more (kitsmith lint --list-rules).
 
 PATH is a kit directory, a descriptor file, or with --recursive a tree to
 search for kits. With --files, PATHs are changed files (as pre-commit passes
-them) and the kits containing them are linted.
+them) and the kits containing them are linted; files outside any kit are
+skipped.
 
 Configuration is read from .kitsmith.yaml, found upward from each kit (or
---config): disable, enable, severity overrides and ignored paths. A finding is
-silenced inline with a comment on its line or the line above:
+--config): disable, enable, severity overrides and ignored paths. --enable and
+--disable apply over it. A finding is silenced inline with a comment on its
+line or the line above:
 
   # kitsmith:ignore <rule-id>[,<rule-id>] <reason>
 
@@ -58,65 +64,99 @@ Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
 		Example: `  kitsmith lint kits/inside
   kitsmith lint --recursive --fail-level warning .
   kitsmith lint --format sarif --recursive . > kitsmith.sarif
+  kitsmith lint --format github --recursive .
   kitsmith lint --disable port-trust-boundary kits/outside
+  kitsmith lint --files kits/inside/README.md   # as the pre-commit hook runs it
   kitsmith lint --list-rules`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(args); err != nil {
+				return err
+			}
 			if o.listRules {
 				return listRules(cmd.OutOrStdout())
 			}
-			if len(args) == 0 {
-				return usageErrorf("lint needs a PATH (a kit directory, descriptor file, or a tree with --recursive)")
-			}
-			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// AddFlags registers the lint flags and their completions on cmd.
+func (o *lintOptions) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(format.Names(), ", "))
 	f.StringVar(&o.failLevel, "fail-level", "error", "lowest severity that makes lint exit 1: error, warning or info")
 	f.StringVar(&o.config, "config", "", "configuration file (default: .kitsmith.yaml found upward from each kit)")
-	f.StringSliceVar(&o.enable, "enable", nil, "rule IDs to enable (repeatable, comma-separated)")
-	f.StringSliceVar(&o.disable, "disable", nil, "rule IDs to disable (repeatable, comma-separated)")
+	f.StringSliceVar(&o.enable, "enable", nil, `rule IDs to enable, or "all" (repeatable, comma-separated)`)
+	f.StringSliceVar(&o.disable, "disable", nil, `rule IDs to disable, or "all" (repeatable, comma-separated)`)
 	f.BoolVar(&o.listRules, "list-rules", false, "list the rules and exit")
 	f.BoolVarP(&o.recursive, "recursive", "r", false, "search PATH directories for kits")
 	f.BoolVar(&o.files, "files", false, "PATHs are changed files: lint the kits that contain them (pre-commit)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(format.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-level", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("config", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+	})
 	ruleIDs := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var ids []string
-		for _, r := range append(lint.DefaultRules(), lint.MetaRules()...) {
+		ids := []string{"all\tevery rule"}
+		for _, r := range allRules() {
 			ids = append(ids, r.ID+"\t"+r.Summary)
 		}
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	}
 	_ = cmd.RegisterFlagCompletionFunc("enable", ruleIDs)
 	_ = cmd.RegisterFlagCompletionFunc("disable", ruleIDs)
-	return cmd
+}
+
+// validate checks the flags and arguments before anything is read.
+func (o *lintOptions) validate(args []string) error {
+	o.paths = args
+	if o.listRules {
+		return nil
+	}
+	sev, err := lint.ParseSeverity(o.failLevel)
+	if err != nil {
+		return usageErrorf("--fail-level: %v", err)
+	}
+	o.fail = sev
+	if !slices.Contains(format.Names(), o.format) {
+		return usageErrorf("--format: unknown format %q: use one of %s", o.format, strings.Join(format.Names(), ", "))
+	}
+	if o.files && o.recursive {
+		return usageErrorf("--files and --recursive exclude each other: --files maps changed files to their kits")
+	}
+	if len(args) == 0 && !o.files {
+		return usageErrorf("lint needs a PATH (a kit directory, descriptor file, or a tree with --recursive)")
+	}
+	return nil
+}
+
+// allRules are the built-in and meta rules, sorted by ID.
+func allRules() []*lint.Rule {
+	rules := append(lint.DefaultRules(), lint.MetaRules()...)
+	slices.SortFunc(rules, func(a, b *lint.Rule) int { return strings.Compare(a.ID, b.ID) })
+	return rules
 }
 
 func listRules(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tSEVERITY\tSUMMARY")
-	for _, r := range append(lint.DefaultRules(), lint.MetaRules()...) {
+	for _, r := range allRules() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
 	}
-	fmt.Fprintf(tw, "spec/<rule>\terror\tThe descriptor breaks the kit specification (what kitsmith validate reports).\n")
+	spec := lint.SpecRule("")
+	fmt.Fprintf(tw, "spec/<rule>\t%s\t%s\n", spec.Severity, spec.Summary)
 	return tw.Flush()
 }
 
-func (o *lintOptions) run(ctx context.Context, out, errOut io.Writer, paths []string) error {
-	failLevel, err := lint.ParseSeverity(o.failLevel)
-	if err != nil {
-		return usageErrorf("--fail-level: %v", err)
-	}
-	fm, err := format.ByName(o.format, format.Options{ToolVersion: version.Get().Version, BaseDir: mustGetwd()})
-	if err != nil {
-		return usageErrorf("--format: %v", err)
-	}
-	kitPaths, err := o.kitPaths(paths)
+// run lints the kits the paths name and writes the report.
+func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
+	kitPaths, err := o.kitPaths()
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	var kits []*spec.Kit
+	kits := make([]*spec.Kit, 0, len(kitPaths))
 	for _, p := range kitPaths {
 		k, err := spec.LoadPath(p)
 		if err != nil {
@@ -128,30 +168,29 @@ func (o *lintOptions) run(ctx context.Context, out, errOut io.Writer, paths []st
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	res := &lint.Result{}
+	results := make([]*lint.Result, 0, len(groups))
 	for _, g := range groups {
-		r, err := lint.Run(ctx, g.kits, lint.WithConfig(g.config))
+		r, err := lint.Run(ctx, g.kits, lint.WithConfig(g.config), lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		res.Findings = append(res.Findings, r.Findings...)
-		res.Kits = append(res.Kits, r.Kits...)
-		res.Rules = r.Rules
+		results = append(results, r)
 	}
-	sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Range.Start.Before(res.Findings[j].Range.Start) })
-	if t, ok := fm.(*format.Text); ok {
-		src := diag.Sources{}
-		for _, k := range kits {
-			for p, b := range k.SourceFiles() {
-				src[p] = b
-			}
+	res := lint.Merge(results...)
+	src := diag.Sources{}
+	for _, k := range kits {
+		for p, b := range k.SourceFiles() {
+			src[p] = b
 		}
-		t.Sources = src
+	}
+	fm, err := format.ByName(o.format, format.Options{Sources: src, ToolVersion: version.Get().Version, BaseDir: workingDir()})
+	if err != nil {
+		return usageErrorf("--format: %v", err)
 	}
 	if err := fm.Format(out, res); err != nil {
-		return err
+		return &exitError{code: exitUsage, err: fmt.Errorf("writing the report: %w", err)}
 	}
-	if res.Fails(failLevel) {
+	if res.Fails(o.fail) {
 		return errFindings
 	}
 	return nil
@@ -162,7 +201,8 @@ type kitGroup struct {
 	kits   []*spec.Kit
 }
 
-// configGroups groups kits by the configuration that applies to them.
+// configGroups groups kits by the configuration that applies to them:
+// --config, or the .kitsmith.yaml found upward from each kit.
 func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
 	byPath := map[string]*kitGroup{}
 	var order []string
@@ -171,13 +211,13 @@ func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
 		if cfgPath == "" {
 			p, err := lint.FindConfig(k.Dir)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("looking for %s: %w", lint.ConfigFile, err)
 			}
 			cfgPath = p
 		}
 		g, ok := byPath[cfgPath]
 		if !ok {
-			cfg := &lint.Config{}
+			var cfg *lint.Config
 			if cfgPath != "" {
 				c, err := lint.LoadConfig(cfgPath)
 				if err != nil {
@@ -185,8 +225,6 @@ func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
 				}
 				cfg = c
 			}
-			cfg.Enable = append(cfg.Enable, o.enable...)
-			cfg.Disable = append(cfg.Disable, o.disable...)
 			g = &kitGroup{config: cfg}
 			byPath[cfgPath] = g
 			order = append(order, cfgPath)
@@ -202,7 +240,7 @@ func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
 
 // kitPaths turns the PATH arguments into kit paths (directories or
 // descriptor files), without duplicates.
-func (o *lintOptions) kitPaths(paths []string) ([]string, error) {
+func (o *lintOptions) kitPaths() ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -212,18 +250,18 @@ func (o *lintOptions) kitPaths(paths []string) ([]string, error) {
 			out = append(out, p)
 		}
 	}
-	for _, p := range paths {
+	for _, p := range o.paths {
 		fi, err := os.Stat(p)
 		if err != nil {
 			if o.files && errors.Is(err, fs.ErrNotExist) {
 				continue // a deleted file
 			}
-			return nil, err
+			return nil, fmt.Errorf("lint %s: %w", p, err)
 		}
 		switch {
 		case o.files:
-			if dir, ok := enclosingKit(p, fi.IsDir()); ok {
-				add(dir)
+			if kit, ok := enclosingKit(p, fi.IsDir()); ok {
+				add(kit)
 			}
 		case fi.IsDir() && o.recursive:
 			found, err := findKits(p)
@@ -238,14 +276,14 @@ func (o *lintOptions) kitPaths(paths []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 && !o.files {
-		return nil, fmt.Errorf("no kit found under %s", strings.Join(paths, ", "))
+		return nil, fmt.Errorf("no kit found under %s", strings.Join(o.paths, ", "))
 	}
 	return out, nil
 }
 
-// enclosingKit returns the kit a changed file belongs to: the file itself
-// when it is a descriptor, else the nearest directory up to the working
-// directory that holds a kit.
+// enclosingKit returns the descriptor of the kit a changed file belongs
+// to: the file itself when it is a descriptor, else the descriptor of the
+// nearest directory, up to the working directory, that holds a kit.
 func enclosingKit(p string, isDir bool) (string, bool) {
 	if !isDir && isDescriptorFile(p) {
 		return p, true
@@ -254,13 +292,16 @@ func enclosingKit(p string, isDir bool) (string, bool) {
 	if !isDir {
 		dir = filepath.Dir(p)
 	}
-	stop, _ := os.Getwd()
+	stop, _ := filepath.Abs(".")
 	for {
-		abs, _ := filepath.Abs(dir)
-		if _, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
-			return dir, true
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", false
 		}
-		if abs == stop || filepath.Dir(abs) == abs {
+		if name, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
+			return filepath.Join(dir, name), true
+		}
+		if abs == stop || filepath.Dir(abs) == abs || !strings.HasPrefix(abs, stop) {
 			return "", false
 		}
 		dir = filepath.Dir(dir)
@@ -268,13 +309,16 @@ func enclosingKit(p string, isDir bool) (string, bool) {
 }
 
 func isDescriptorFile(p string) bool {
-	dir := filepath.Dir(p)
-	abs, _ := filepath.Abs(dir)
+	abs, err := filepath.Abs(filepath.Dir(p))
+	if err != nil {
+		return false
+	}
 	found, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs))
 	return err == nil && found == filepath.Base(p)
 }
 
-// findKits walks root for kit directories.
+// findKits walks root for kit directories, skipping hidden directories,
+// node_modules and vendor.
 func findKits(root string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -287,7 +331,10 @@ func findKits(root string) ([]string, error) {
 		if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
 			return filepath.SkipDir
 		}
-		abs, _ := filepath.Abs(p)
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
 		if _, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
 			out = append(out, p)
 		} else if errors.Is(err, spec.ErrAmbiguousKit) {
@@ -298,7 +345,8 @@ func findKits(root string) ([]string, error) {
 	return out, err
 }
 
-func mustGetwd() string {
+// workingDir is the directory SARIF URIs are relative to; "" if unknown.
+func workingDir() string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return ""

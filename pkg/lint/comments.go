@@ -12,10 +12,20 @@ type yamlComment struct {
 	pos  spec.Pos
 }
 
-// yamlComments finds the comments of the kit's descriptor YAML: text
-// after a # that starts a line or follows whitespace, outside quoted
-// scalars and outside block scalar (| >) bodies.
-func yamlComments(k *spec.Kit) []yamlComment {
+// yamlLine is one line of the descriptor YAML split into its content and
+// its comment.
+type yamlLine struct {
+	// code is the line without its comment; comment is the comment from
+	// its #, or "".
+	code, comment string
+	// pos maps a 1-based byte column of the line to the file.
+	pos func(col int) spec.Pos
+}
+
+// yamlLines splits the kit's descriptor YAML into content and comments: a
+// comment is text after a # that starts a line or follows whitespace,
+// outside quoted scalars and outside block scalar (| >) bodies.
+func yamlLines(k *spec.Kit) []yamlLine {
 	lines := strings.Split(string(k.Source), "\n")
 	var origins []spec.LineOrigin
 	if k.Form == spec.FormComment {
@@ -23,31 +33,43 @@ func yamlComments(k *spec.Kit) []yamlComment {
 			_, origins, _ = spec.ExtractComment(src)
 		}
 	}
-	filePos := func(line, col int) spec.Pos {
-		if origins != nil && line <= len(origins) {
-			o := origins[line-1]
-			return spec.Pos{File: k.Path, Line: o.Line, Col: col + o.Offset}
-		}
-		return spec.Pos{File: k.Path, Line: line, Col: col}
-	}
-	var out []yamlComment
+	out := make([]yamlLine, 0, len(lines))
 	blockIndent := -1 // indentation of the key owning a block scalar
 	for i, raw := range lines {
 		line := strings.TrimRight(raw, "\r")
+		n := i + 1
+		yl := yamlLine{code: line, pos: func(col int) spec.Pos {
+			if origins != nil && n <= len(origins) {
+				o := origins[n-1]
+				return spec.Pos{File: k.Path, Line: o.Line, Col: col + o.Offset}
+			}
+			return spec.Pos{File: k.Path, Line: n, Col: col}
+		}}
 		indent := len(line) - len(strings.TrimLeft(line, " "))
 		if blockIndent >= 0 {
 			if strings.TrimSpace(line) == "" || indent > blockIndent {
+				out = append(out, yl)
 				continue
 			}
 			blockIndent = -1
 		}
-		col := commentStart(line)
-		if col >= 0 {
-			out = append(out, yamlComment{text: line[col:], pos: filePos(i+1, col+1)})
-			line = strings.TrimRight(line[:col], " \t")
+		if col := commentStart(line); col >= 0 {
+			yl.code, yl.comment = line[:col], line[col:]
 		}
-		if opensBlock(line) {
+		if opensBlock(strings.TrimRight(yl.code, " \t")) {
 			blockIndent = indent
+		}
+		out = append(out, yl)
+	}
+	return out
+}
+
+// yamlComments returns the comments of the kit's descriptor YAML.
+func yamlComments(k *spec.Kit) []yamlComment {
+	var out []yamlComment
+	for _, l := range yamlLines(k) {
+		if l.comment != "" {
+			out = append(out, yamlComment{text: l.comment, pos: l.pos(len(l.code) + 1)})
 		}
 	}
 	return out

@@ -21,16 +21,28 @@ const ConfigFile = ".kitsmith.yaml"
 // Config is lint configuration, usually read from .kitsmith.yaml:
 //
 //	disable: [port-trust-boundary]        # rule IDs, or "all"
-//	enable: [unsized-volume]              # re-enables, wins over disable
+//	enable: [unsized-volume]              # rule IDs, or "all"
 //	severity:
 //	  unsized-volume: warning             # error, warning or info
 //	ignore:
 //	  - "examples/**"                     # kit paths, relative to this file
+//
+// A rule named by its ID in enable or disable follows that list; "all"
+// applies to the rules not named (spec/<code> findings are never turned
+// off by "all", only by their own ID). Naming one ID in both lists is an
+// error. A nil *Config enables every rule at its default severity.
 type Config struct {
-	Enable   []string            `yaml:"enable"`
-	Disable  []string            `yaml:"disable"`
+	// Enable lists rules to run; "all" enables every rule not disabled by
+	// its ID.
+	Enable []string `yaml:"enable"`
+	// Disable lists rules not to run; "all" disables every rule not
+	// enabled by its ID.
+	Disable []string `yaml:"disable"`
+	// Severity overrides the default severity of rules, by ID.
 	Severity map[string]Severity `yaml:"severity"`
-	Ignore   []string            `yaml:"ignore"`
+	// Ignore lists glob patterns (* within a path segment, ** across
+	// segments) of kit paths, relative to Dir, that are not linted.
+	Ignore []string `yaml:"ignore"`
 	// Dir is the directory Ignore patterns are relative to: the
 	// configuration file's directory.
 	Dir string `yaml:"-"`
@@ -83,23 +95,14 @@ func FindConfig(dir string) (string, error) {
 // validate checks the rule IDs the configuration names.
 func (c *Config) validate(reg *Registry) error {
 	var errs []error
-	check := func(what, id string) {
-		if id == "all" && what == "disable" || strings.HasPrefix(id, "spec/") {
-			return
+	if err := checkSelection(reg, c.Enable, c.Disable, "enable", "disable"); err != nil {
+		errs = append(errs, err)
+	}
+	for _, id := range sortedKeys(c.Severity) {
+		if err := checkRuleID(reg, "severity", id, false); err != nil {
+			errs = append(errs, err)
 		}
-		if _, ok := reg.Lookup(id); !ok && !isMetaRule(id) {
-			errs = append(errs, fmt.Errorf("%s: unknown rule %q%s", what, id, suggestRule(reg, id)))
-		}
-	}
-	for _, id := range c.Enable {
-		check("enable", id)
-	}
-	for _, id := range c.Disable {
-		check("disable", id)
-	}
-	for id, sev := range c.Severity {
-		check("severity", id)
-		if sev < SeverityInfo || sev > SeverityError {
+		if sev := c.Severity[id]; sev < SeverityInfo || sev > SeverityError {
 			errs = append(errs, fmt.Errorf("severity of %s: use error, warning or info", id))
 		}
 	}
@@ -111,29 +114,114 @@ func (c *Config) validate(reg *Registry) error {
 	return errors.Join(errs...)
 }
 
+// checkRuleID reports an ID that names no rule.
+func checkRuleID(reg *Registry, what, id string, allowAll bool) error {
+	if id == "all" && allowAll || IsSpecRule(id) && len(id) > len(SpecPrefix) || isMetaRule(id) {
+		return nil
+	}
+	if _, ok := reg.Lookup(id); ok {
+		return nil
+	}
+	return fmt.Errorf("%s: %w %q%s", what, ErrUnknownRule, id, suggestRule(reg, id))
+}
+
+// checkSelection checks an enable and a disable list: known IDs, and no
+// ID in both.
+func checkSelection(reg *Registry, enable, disable []string, enableName, disableName string) error {
+	var errs []error
+	for _, id := range enable {
+		if err := checkRuleID(reg, enableName, id, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, id := range disable {
+		if err := checkRuleID(reg, disableName, id, true); err != nil {
+			errs = append(errs, err)
+		}
+		for _, e := range enable {
+			if e == id {
+				errs = append(errs, fmt.Errorf("%q is both in %s and in %s; keep it in one", id, enableName, disableName))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ErrUnknownRule is wrapped by the errors about rule IDs that name no
+// rule.
+var ErrUnknownRule = errors.New("unknown rule")
+
 func suggestRule(reg *Registry, id string) string {
-	for _, r := range reg.Rules() {
+	best, bestDist := "", 4
+	for _, r := range append(reg.Rules(), MetaRules()...) {
 		if strings.Contains(r.ID, id) || strings.Contains(id, r.ID) {
 			return fmt.Sprintf(" (did you mean %q? see kitsmith lint --list-rules)", r.ID)
 		}
+		if d := editDistance(r.ID, id); d < bestDist {
+			best, bestDist = r.ID, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf(" (did you mean %q? see kitsmith lint --list-rules)", best)
 	}
 	return " (see kitsmith lint --list-rules)"
 }
 
-// enabled reports whether rule id runs.
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// decide applies an enable and a disable list to rule id: an ID named
+// explicitly wins over "all"; decided is false when neither list speaks
+// of id.
+func decide(enable, disable []string, id string) (on, decided bool) {
+	has := func(list []string, s string) bool {
+		for _, x := range list {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has(enable, id):
+		return true, true
+	case has(disable, id):
+		return false, true
+	case IsSpecRule(id):
+		return false, false
+	case has(enable, "all"):
+		return true, true
+	case has(disable, "all"):
+		return false, true
+	}
+	return false, false
+}
+
+// enabled reports whether rule id runs under the configuration alone.
 func (c *Config) enabled(id string) bool {
 	if c == nil {
 		return true
 	}
-	for _, e := range c.Enable {
-		if e == id {
-			return true
-		}
-	}
-	for _, d := range c.Disable {
-		if d == id || d == "all" && !strings.HasPrefix(id, "spec/") {
-			return false
-		}
+	if on, ok := decide(c.Enable, c.Disable, id); ok {
+		return on
 	}
 	return true
 }

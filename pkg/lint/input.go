@@ -15,6 +15,7 @@ import (
 // recipe parsed with BuildKit's Dockerfile parser, and every lifecycle hook
 // and shell-like lifecycle file parsed with a real shell parser.
 type Input struct {
+	// Kit is the loaded kit.
 	Kit *spec.Kit
 	// Recipe is the parsed content recipe, or nil.
 	Recipe *Dockerfile
@@ -32,11 +33,13 @@ type Input struct {
 
 // Dockerfile is a parsed recipe.
 type Dockerfile struct {
-	AST *parser.Node
-	pos func(line, col int) spec.Pos
+	// AST is the recipe as BuildKit's parser returns it.
+	AST   *parser.Node
+	lines []string
+	pos   func(line, col int) spec.Pos
 }
 
-// Pos maps a recipe line (1-based) to a file position.
+// Pos maps a recipe line and column (1-based) to a file position.
 func (d *Dockerfile) Pos(line, col int) spec.Pos { return d.pos(line, col) }
 
 // Instructions returns the recipe's instructions in order.
@@ -59,6 +62,9 @@ type Hook struct {
 	Argv []string
 }
 
+// Label names the hook in messages: "install hook #1".
+func (h *Hook) Label() string { return fmt.Sprintf("%s hook #%d", h.Phase, h.Index+1) }
+
 // Declares reports whether the hook lists name in its env.
 func (h *Hook) Declares(name string) bool {
 	for _, e := range h.Env {
@@ -71,7 +77,10 @@ func (h *Hook) Declares(name string) bool {
 
 // LifecycleFile is a file a lifecycle@1 entry writes.
 type LifecycleFile struct {
+	// Index is the file's position in the files list.
 	Index int
+	// Field is the dotted path of the file entry, e.g.
+	// "capabilities[2].config.files[0]".
 	Field string
 	spec.File
 	// Script is the content parsed as shell when the file is shell-like
@@ -122,6 +131,12 @@ func NewInput(k *spec.Kit) *Input {
 // HasLongRunning reports whether the kit declares long-running@1.
 func (in *Input) HasLongRunning() bool { return in.hasLongRunning }
 
+// contentPos maps a line and column of a lifecycle file's content to the
+// descriptor.
+func (in *Input) contentPos(f *LifecycleFile) func(line, col int) spec.Pos {
+	return scalarPos(in.Kit, f.Field+".content")
+}
+
 func newHook(k *spec.Kit, phase string, i int, field string, h spec.Hook) *Hook {
 	hk := &Hook{Phase: phase, Index: i, Field: field, Hook: h}
 	if h.Command.IsShell {
@@ -160,11 +175,18 @@ func shellScriptArg(argv []string) int {
 	return -1
 }
 
+// shellRCFiles are the rc files that shells source.
+var shellRCFiles = map[string]bool{".bashrc": true, "bashrc": true, "bash.bashrc": true, ".zshrc": true, "zshrc": true,
+	".zshenv": true, "zshenv": true, ".kshrc": true, ".mkshrc": true, ".shrc": true, ".bash_login": true, ".zlogin": true,
+	".zprofile": true, ".bash_profile": true, ".profile": true, "profile": true, "environment": true, ".env": true}
+
+// shellLikeFile reports a file written in shell syntax: shell rc and
+// profile files, scripts, env files.
 func shellLikeFile(p string) bool {
 	base := p[strings.LastIndexByte(p, '/')+1:]
 	switch {
-	case strings.HasSuffix(base, ".sh"), strings.HasSuffix(base, ".bash"), strings.HasSuffix(base, ".env"),
-		strings.HasSuffix(base, "rc"), strings.Contains(base, "profile"), base == "environment", base == ".env":
+	case shellRCFiles[base], strings.HasSuffix(base, ".sh"), strings.HasSuffix(base, ".bash"), strings.HasSuffix(base, ".zsh"),
+		strings.HasSuffix(base, ".env"):
 		return true
 	}
 	return strings.Contains(p, "/profile.d/") || strings.Contains(p, "/env.d/")
@@ -179,6 +201,16 @@ type Script struct {
 
 // Pos maps a position inside the script to the file it was written in.
 func (s *Script) Pos(p syntax.Pos) spec.Pos { return s.pos(int(p.Line()), int(p.Col())) }
+
+// Range maps the script extent [start, end) to the file; the end is kept
+// only when it is on the start's line.
+func (s *Script) Range(start, end syntax.Pos) spec.Range {
+	r := spec.Range{Start: s.Pos(start)}
+	if end.IsValid() && end.Line() == start.Line() && end.Col() > start.Col() {
+		r.End = s.Pos(end)
+	}
+	return r
+}
 
 // parseScript parses src as a bash script. ${{ … }} placeholders are
 // replaced by same-length words first, so columns stay right.
@@ -234,5 +266,5 @@ func parseRecipe(k *spec.Kit) *Dockerfile {
 	if err != nil {
 		return nil
 	}
-	return &Dockerfile{AST: res.AST, pos: pos}
+	return &Dockerfile{AST: res.AST, lines: strings.Split(string(text), "\n"), pos: pos}
 }

@@ -94,3 +94,14 @@ func commentPrefix(text string) int {
 	}
 	return n
 }
+
+// rangeAt is a range of which only the start is known.
+func rangeAt(p spec.Pos) spec.Range { return spec.Range{Start: p} }
+
+// rangeWidth is the range of width bytes starting at p, on one line.
+func rangeWidth(p spec.Pos, width int) spec.Range {
+	if !p.IsValid() || width <= 0 {
+		return spec.Range{Start: p}
+	}
+	return spec.Range{Start: p, End: spec.Pos{File: p.File, Line: p.Line, Col: p.Col + width}}
+}

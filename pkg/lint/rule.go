@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -59,8 +58,6 @@ func ParseSeverity(s string) (Severity, error) {
 	return 0, fmt.Errorf("unknown severity %q: use error, warning or info", s)
 }
 
-var _ json.Marshaler = (*Finding)(nil)
-
 // Rule is one lint check.
 type Rule struct {
 	// ID is the rule's stable kebab-case identifier. It is never reused
@@ -84,8 +81,44 @@ type Rule struct {
 // DocsBase + ID + ".md".
 const DocsBase = "https://github.com/kitsmith/kitsmith/blob/main/docs/rules/"
 
-// HelpURI returns the URL of the rule's documentation page.
-func (r *Rule) HelpURI() string { return DocsBase + r.ID + ".md" }
+// HelpURI returns the URL of the rule's documentation page: DocsBase +
+// ID + ".md", and DocsBase + "spec.md" for every spec/<code> rule.
+func (r *Rule) HelpURI() string { return HelpURI(r.ID) }
+
+// HelpURI returns the URL of the documentation page of the rule id.
+func HelpURI(id string) string {
+	if IsSpecRule(id) {
+		return DocsBase + "spec.md"
+	}
+	return DocsBase + id + ".md"
+}
+
+// SpecPrefix starts the IDs of findings that report specification errors:
+// "spec/<code>", where <code> is the spec.Error Code.
+const SpecPrefix = "spec/"
+
+// IsSpecRule reports whether id is a spec/<code> ID.
+func IsSpecRule(id string) bool { return strings.HasPrefix(id, SpecPrefix) }
+
+// SpecRule describes the spec/<code> findings: specification errors and
+// warnings, as kitsmith validate reports them. Its Check is nil; Run
+// reports these findings itself. code may be "" for the family as a whole
+// (ID "spec").
+func SpecRule(code string) *Rule {
+	id := "spec"
+	if code != "" {
+		id = SpecPrefix + code
+	}
+	return &Rule{
+		ID:       id,
+		Severity: SeverityError,
+		Summary:  "The kit breaks the Docker Sandboxes kit specification v3.",
+		Rationale: "A kit that breaks the specification is refused when it is built, published or loaded into a sandbox. " +
+			"lint runs the same validation as kitsmith validate, so one command gates a commit. Specification " +
+			"warnings (such as the descriptor size budget) are reported with severity warning.",
+		Fix: "Follow the message: it names the field, the rule of the specification it breaks and what to write instead.",
+	}
+}
 
 var ruleIDRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
@@ -104,8 +137,8 @@ func NewRegistry(rules ...*Rule) (*Registry, error) {
 		switch {
 		case !ruleIDRE.MatchString(rule.ID):
 			return nil, fmt.Errorf("rule id %q is not kebab-case", rule.ID)
-		case strings.HasPrefix(rule.ID, "spec"):
-			return nil, fmt.Errorf("rule id %q: the spec/ prefix is reserved for specification errors", rule.ID)
+		case rule.ID == "spec" || rule.ID == "all":
+			return nil, fmt.Errorf("rule id %q is reserved", rule.ID)
 		case r.byID[rule.ID] != nil:
 			return nil, fmt.Errorf("rule id %q is registered twice", rule.ID)
 		case rule.Summary == "" || !strings.HasSuffix(rule.Summary, "."):
@@ -133,12 +166,13 @@ func (r *Registry) Lookup(id string) (*Rule, bool) {
 
 // Finding is one problem found in a kit.
 type Finding struct {
-	// RuleID is the rule that found it: a registered rule's ID, or
-	// "spec/<code>" for a specification error.
+	// RuleID is the rule that found it: a registered rule's ID, a meta
+	// rule's ID, or "spec/<code>" for a specification error.
 	RuleID string
 	// Severity is the effective severity, after configuration.
 	Severity Severity
-	// Range is where the problem is.
+	// Range is where the offending value is. End is zero when only the
+	// start is known.
 	Range spec.Range
 	// Message says what is wrong.
 	Message string
@@ -146,18 +180,4 @@ type Finding struct {
 	Fix string
 	// Kit is the display path of the kit's descriptor.
 	Kit string
-}
-
-// MarshalJSON writes the finding in the lint JSON format.
-func (f *Finding) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Rule     string `json:"rule"`
-		Severity string `json:"severity"`
-		Message  string `json:"message"`
-		File     string `json:"file"`
-		Line     int    `json:"line"`
-		Column   int    `json:"column"`
-		Fix      string `json:"fix,omitempty"`
-		Kit      string `json:"kit,omitempty"`
-	}{f.RuleID, f.Severity.String(), f.Message, f.Range.Start.File, f.Range.Start.Line, f.Range.Start.Col, f.Fix, f.Kit})
 }

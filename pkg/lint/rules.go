@@ -37,10 +37,37 @@ func (in *Input) at(field, format string, args ...any) Finding {
 // hostEntry is one host of a network-policy allow or deny list.
 type hostEntry struct {
 	Phase, List string // "install"/"runtime", "allow"/"deny"
-	Host        string
-	Field       string
-	Bounded     bool
-	Type        string
+	// Host is the entry as written; Value is Host with arg references
+	// replaced by the args' defaults.
+	Host, Value string
+	// Field is the dotted path of the host.
+	Field   string
+	Bounded bool
+	Type    string
+}
+
+// describe names the entry in messages, with its value under the arg
+// defaults when it holds references.
+func (h hostEntry) describe() string {
+	if h.Value == h.Host {
+		return fmt.Sprintf("%s %s entry %q", h.Phase, h.List, h.Host)
+	}
+	return fmt.Sprintf("%s %s entry %q (%q with the args' defaults)", h.Phase, h.List, h.Host, h.Value)
+}
+
+// withDefaults replaces ${{ kit.args.NAME }} references with the args'
+// defaults (an arg without one is left as written).
+func (in *Input) withDefaults(s string) string {
+	if !strings.Contains(s, "${{") {
+		return s
+	}
+	return argRefRE.ReplaceAllStringFunc(s, func(m string) string {
+		name := argRefRE.FindStringSubmatch(m)[1]
+		if a, ok := in.Kit.Descriptor.Args[name]; ok && a.Default != nil {
+			return *a.Default
+		}
+		return m
+	})
 }
 
 // networkHosts lists every host of every network-policy entry.
@@ -70,7 +97,8 @@ func (in *Input) networkHosts() []hostEntry {
 						if en.Object {
 							hf = fmt.Sprintf("%s.hosts[%d]", f, h)
 						}
-						out = append(out, hostEntry{Phase: phase, List: l.name, Host: host, Field: hf, Bounded: en.Bounded(), Type: e.Type})
+						out = append(out, hostEntry{Phase: phase, List: l.name, Host: host, Value: in.withDefaults(host),
+							Field: hf, Bounded: en.Bounded(), Type: e.Type})
 					}
 				}
 			}
@@ -83,8 +111,10 @@ func (in *Input) networkHosts() []hostEntry {
 type injectDomain struct {
 	Service string
 	Phases  []string
-	Domain  string
-	Field   string
+	// Domain is as written; Value has arg references replaced by the
+	// args' defaults.
+	Domain, Value string
+	Field         string
 }
 
 func (in *Input) injectDomains() []injectDomain {
@@ -98,7 +128,7 @@ func (in *Input) injectDomains() []injectDomain {
 			continue
 		}
 		for j, inj := range c.APIKey.Inject {
-			out = append(out, injectDomain{Service: c.Service, Phases: c.Phase, Domain: inj.Domain,
+			out = append(out, injectDomain{Service: c.Service, Phases: c.Phase, Domain: inj.Domain, Value: in.withDefaults(inj.Domain),
 				Field: fmt.Sprintf("%s.config.apiKey.inject[%d].domain", e.Field(), j)})
 		}
 	}

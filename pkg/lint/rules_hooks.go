@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -17,8 +18,10 @@ var hookEnvUndeclared = &Rule{
 	Summary:  "A lifecycle hook reads an environment variable its env: list does not declare.",
 	Rationale: "Hook environments are deny-by-default: a hook gets only the variables its env: lists, plus " +
 		"PATH HOME HOSTNAME TERM PWD OLDPWD SHLVL _. A variable it reads without declaring is empty when the hook " +
-		"runs, so the hook quietly does the wrong thing (an empty port, an empty API key).",
-	Fix: "Add the variable to the hook's env: list, or give it a default in the script (${NAME:-default}).",
+		"runs, so the hook quietly does the wrong thing: an empty port, an empty API key, a request that goes out " +
+		"without credentials. Variables the script sets itself (assignments, for and read variables), positional " +
+		"and special parameters, ${NAME:-default} forms and ${{ kit.args.NAME }} placeholders are not environment reads.",
+	Fix: "Add the variable to the hook's env: list (env: [NAME]), or give it a default in the script (${NAME:-default}).",
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for _, h := range in.Hooks {
@@ -31,45 +34,92 @@ var hookEnvUndeclared = &Rule{
 					continue
 				}
 				seen[r.Name] = true
-				out = append(out, Finding{Range: rangeAt(h.Script.Pos(r.Pos)),
-					Message: fmt.Sprintf("%s hook %d reads $%s, which its env: list does not declare; the hook sees it empty", h.Phase, h.Index, r.Name),
-					Fix:     fmt.Sprintf("add %s to env: of this hook (%s.env)", r.Name, h.Field)})
+				out = append(out, Finding{Range: h.Script.Range(r.Pos, r.End),
+					Message: fmt.Sprintf("%s reads $%s, which its env: list does not declare; hook environments are deny-by-default, so the hook sees it empty", h.Label(), r.Name),
+					Fix:     fmt.Sprintf("add %s to this hook's env: list (%s), or write ${%s:-<default>} if empty is acceptable", r.Name, envListHint(h, r.Name), r.Name)})
 			}
 		}
 		return out
 	},
 }
 
+// envListHint shows the hook's env: list with name added.
+func envListHint(h *Hook, names ...string) string {
+	list := append(append([]string(nil), h.Env...), names...)
+	return "env: [" + strings.Join(list, ", ") + "]"
+}
+
+// networkSubs lists, for programs that download only in some of their
+// subcommands, those subcommands.
+var networkSubs = map[string][]string{
+	"npm":     {"install", "i", "ci", "add", "update", "up", "upgrade", "exec", "x", "init", "create", "publish", "view", "info", "outdated", "audit", "pack"},
+	"pnpm":    {"install", "i", "add", "update", "up", "dlx", "create", "fetch"},
+	"yarn":    {"install", "add", "upgrade", "up", "dlx", "create", "global"},
+	"pip":     {"install", "download", "wheel", "index", "search"},
+	"pip3":    {"install", "download", "wheel", "index", "search"},
+	"pipx":    {"install", "run", "upgrade", "upgrade-all", "inject"},
+	"uv":      {"pip", "add", "sync", "lock", "run", "tool", "python", "venv", "init"},
+	"apt-get": {"update", "install", "upgrade", "dist-upgrade", "full-upgrade", "source", "download", "build-dep"},
+	"apt":     {"update", "install", "upgrade", "dist-upgrade", "full-upgrade", "source", "download", "build-dep"},
+	"apk":     {"add", "update", "upgrade", "fetch"},
+	"dnf":     {"install", "update", "upgrade", "makecache", "download"},
+	"yum":     {"install", "update", "upgrade", "makecache"},
+	"gem":     {"install", "update", "fetch"},
+	"brew":    {"install", "update", "upgrade", "fetch", "tap"},
+	"helm":    {"install", "upgrade", "pull", "repo", "dependency", "fetch"},
+	"git":     {"clone", "fetch", "pull", "ls-remote", "submodule", "push"},
+	"go":      {"get", "install", "mod", "build", "run", "test", "generate", "download"},
+	"cargo":   {"install", "fetch", "build", "update", "add"},
+	"docker":  {"pull"},
+	"podman":  {"pull"},
+}
+
+// alwaysNetwork are programs whose purpose is to download.
+var alwaysNetwork = map[string]bool{"curl": true, "wget": true, "npx": true, "bunx": true, "aria2c": true}
+
 // networkClient reports whether a command downloads over the network, and
 // names it.
 func networkClient(c Command) (string, bool) {
-	switch c.Name {
-	case "curl", "wget", "npm", "npx", "pnpm", "yarn", "pip", "pip3", "pipx", "uv", "apt-get", "apt", "apk", "gem", "brew", "helm":
-		if c.Name == "npm" && (c.Sub() == "config" || c.Sub() == "run" || c.Sub() == "test" || c.Sub() == "start") {
+	if alwaysNetwork[c.Name] {
+		if (c.Name == "curl" || c.Name == "wget") && onlyLocal(c.Args) {
 			return "", false
 		}
 		return c.Name, true
-	case "git":
-		switch c.Sub() {
-		case "clone", "fetch", "pull", "ls-remote", "submodule":
-			return "git " + c.Sub(), true
-		}
-	case "go":
-		switch c.Sub() {
-		case "get", "install", "mod":
-			return "go " + c.Sub(), true
-		}
-	case "cargo":
-		switch c.Sub() {
-		case "install", "fetch":
-			return "cargo " + c.Sub(), true
-		}
-	case "docker":
-		if c.Sub() == "pull" {
-			return "docker pull", true
+	}
+	subs, ok := networkSubs[c.Name]
+	if !ok {
+		return "", false
+	}
+	sub := c.Sub()
+	for _, s := range subs {
+		if s == sub {
+			return c.Name + " " + sub, true
 		}
 	}
 	return "", false
+}
+
+// onlyLocal reports whether every literal URL among args is on the
+// sandbox's own loopback, which needs no proxy. Without a literal URL it
+// is false.
+func onlyLocal(args []string) bool {
+	found := false
+	for _, a := range args {
+		if !strings.Contains(a, "://") {
+			continue
+		}
+		u, err := url.Parse(a)
+		if err != nil || u.Hostname() == "" {
+			return false
+		}
+		switch u.Hostname() {
+		case "localhost", "127.0.0.1", "::1":
+			found = true
+		default:
+			return false
+		}
+	}
+	return found
 }
 
 // hookCommands returns the commands a hook runs: those of its script, or
@@ -84,12 +134,13 @@ func hookCommands(h *Hook) []Command {
 	return []Command{{Name: base(h.Argv[0]), Args: h.Argv[1:]}}
 }
 
-// commandRange positions a hook's command.
+// commandRange positions a hook's command: its name in the script, or the
+// first element of an argv.
 func commandRange(in *Input, h *Hook, c Command) spec.Range {
 	if h.Script != nil && c.Call != nil {
-		return rangeAt(h.Script.Pos(c.Pos))
+		return h.Script.Range(c.Pos, c.End)
 	}
-	return in.Kit.PosOf(h.Field + ".command")
+	return in.Kit.PosOf(h.Field + ".command[0]")
 }
 
 var hookMissingProxyEnv = &Rule{
@@ -97,20 +148,23 @@ var hookMissingProxyEnv = &Rule{
 	Severity: SeverityWarning,
 	Summary:  "An install or startup hook runs a network client without HTTP_PROXY and HTTPS_PROXY in its env: list.",
 	Rationale: "In a sandbox all egress goes through the sandbox proxy, which the runtime announces in HTTP_PROXY and " +
-		"HTTPS_PROXY. Hook environments are deny-by-default, so a hook that downloads (curl, npm, pip, apt-get, git clone…) " +
-		"without those variables tries to connect directly and fails, or hangs until it times out.",
+		"HTTPS_PROXY. Hook environments are deny-by-default, so a hook that downloads (curl, wget, npm install, pip " +
+		"install, apt-get, git clone, go get, docker pull…) without those variables tries to connect directly and is " +
+		"refused, or hangs until it times out.",
 	Fix: "Add HTTP_PROXY and HTTPS_PROXY to the hook's env: list (reading them is correct; never set them).",
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for _, h := range in.Hooks {
-			if h.Declares("HTTP_PROXY") && h.Declares("HTTPS_PROXY") || h.Declares("http_proxy") && h.Declares("https_proxy") {
+			missing := missingOf(h, "HTTP_PROXY", "HTTPS_PROXY")
+			if len(missing) == 0 || len(missingOf(h, "http_proxy", "https_proxy")) == 0 {
 				continue
 			}
 			for _, c := range hookCommands(h) {
 				if name, ok := networkClient(c); ok {
-					missing := missingOf(h, "HTTP_PROXY", "HTTPS_PROXY")
 					out = append(out, Finding{Range: commandRange(in, h, c),
-						Message: fmt.Sprintf("%s hook %d runs %s without %s in its env:; it cannot reach the network through the sandbox proxy", h.Phase, h.Index, name, strings.Join(missing, " and "))})
+						Message: fmt.Sprintf("%s runs %s without %s in its env:; hook environments are deny-by-default, so it cannot reach the network through the sandbox proxy",
+							h.Label(), name, strings.Join(missing, " and ")),
+						Fix: fmt.Sprintf("list the proxy variables in this hook: %s", envListHint(h, missing...))})
 					break
 				}
 			}
@@ -129,6 +183,19 @@ func missingOf(h *Hook, names ...string) []string {
 	return out
 }
 
+// dockerClientOnly reports a docker invocation that never talks to the
+// engine: a version or help lookup.
+func dockerClientOnly(c Command) bool {
+	if len(c.Args) == 0 {
+		return true
+	}
+	switch c.Args[0] {
+	case "--version", "-v", "--help", "-h", "help":
+		return true
+	}
+	return false
+}
+
 var hookMissingDockerHost = &Rule{
 	ID:       "hook-missing-docker-host",
 	Severity: SeverityWarning,
@@ -139,13 +206,14 @@ var hookMissingDockerHost = &Rule{
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for _, h := range in.Hooks {
-			if h.Declares("DOCKER_HOST") {
+			if h.Declares("DOCKER_HOST") || h.Script != nil && setsVar(h.Script, "DOCKER_HOST") {
 				continue
 			}
 			for _, c := range hookCommands(h) {
-				if c.Name == "docker" || c.Name == "docker-compose" {
+				if (c.Name == "docker" || c.Name == "docker-compose") && !dockerClientOnly(c) && !assigns(c, "DOCKER_HOST") {
 					out = append(out, Finding{Range: commandRange(in, h, c),
-						Message: fmt.Sprintf("%s hook %d runs %s without DOCKER_HOST in its env:; it cannot find the sandbox's Docker engine", h.Phase, h.Index, c.Name)})
+						Message: fmt.Sprintf("%s runs %s without DOCKER_HOST in its env:; hook environments are deny-by-default, so it cannot find the sandbox's Docker engine", h.Label(), c.Name),
+						Fix:     fmt.Sprintf("list DOCKER_HOST in this hook: %s", envListHint(h, "DOCKER_HOST"))})
 					break
 				}
 			}
@@ -154,39 +222,79 @@ var hookMissingDockerHost = &Rule{
 	},
 }
 
-// longLived reports a command that starts a long-lived service.
-func longLived(c Command) bool {
-	switch c.Name {
-	case "docker", "podman":
-		return c.Sub() == "compose" && c.HasArg("up") || c.Sub() == "run" || c.Sub() == "start"
-	case "docker-compose":
-		return c.HasArg("up")
-	case "nohup", "dockerd", "containerd", "sshd", "nginx", "httpd", "redis-server", "postgres", "mysqld", "mongod",
-		"uvicorn", "gunicorn", "code-server", "jupyter", "supervisord", "caddy", "ollama":
-		return true
-	case "node", "python", "python3", "deno", "bun", "java", "ruby":
-		for _, a := range c.Args {
-			if strings.Contains(a, "server") || strings.Contains(a, "serve") || a == "http.server" {
-				return true
-			}
-		}
-	case "npm", "yarn", "pnpm":
-		return c.Sub() == "start" || c.Sub() == "run" && (c.HasArg("dev") || c.HasArg("serve") || c.HasArg("start"))
-	}
-	for _, a := range append([]string{c.Name}, c.Args...) {
-		if a == "serve" || a == "server" || a == "daemon" || a == "--daemon" || a == "-d" && c.Name == "dockerd" {
+// setsVar reports whether the script assigns name with a value.
+func setsVar(s *Script, name string) bool {
+	for _, a := range s.Assignments() {
+		if a.Name == name && a.HasValue {
 			return true
 		}
 	}
 	return false
 }
 
+// assigns reports whether a command is run with NAME=value for name.
+func assigns(c Command, name string) bool {
+	for _, a := range c.Assigns {
+		if a.Name != nil && a.Name.Value == name {
+			return true
+		}
+	}
+	for _, w := range c.EnvAssigns {
+		if t, _ := WordText(w); strings.HasPrefix(t, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// longLived reports a command that starts a long-lived service, and
+// whether it detaches from the hook by itself (docker run -d, compose up
+// -d, a daemon).
+func longLived(c Command) (service, detached bool) {
+	detach := c.HasArg("-d") || c.HasArg("--detach")
+	switch c.Name {
+	case "docker", "podman":
+		switch c.Sub() {
+		case "compose":
+			return c.HasArg("up"), detach
+		case "run", "start", "container":
+			return true, detach || c.Sub() == "start"
+		}
+		return false, false
+	case "docker-compose":
+		return c.HasArg("up"), detach
+	case "dockerd", "containerd", "sshd", "nginx", "httpd", "redis-server", "postgres", "mysqld", "mongod",
+		"uvicorn", "gunicorn", "code-server", "jupyter", "supervisord", "caddy", "ollama", "vllm":
+		return true, c.Name == "sshd" || c.Name == "nginx" && !c.HasArg("-g")
+	case "node", "python", "python3", "deno", "bun", "java", "ruby":
+		for _, a := range c.Args {
+			if strings.Contains(a, "server") || strings.Contains(a, "serve") {
+				return true, false
+			}
+		}
+		return false, false
+	case "npm", "yarn", "pnpm":
+		return c.Sub() == "start" || c.Sub() == "run" && (c.HasArg("dev") || c.HasArg("serve") || c.HasArg("start")), false
+	}
+	for _, a := range append([]string{c.Name}, c.Args...) {
+		switch a {
+		case "serve", "server", "daemon":
+			return true, false
+		case "--daemon", "--detach":
+			return true, true
+		}
+	}
+	return false, false
+}
+
 var backgroundWithoutLongRunning = &Rule{
 	ID:       "background-without-long-running",
 	Severity: SeverityWarning,
-	Summary:  "A background startup hook starts a long-lived service, but the kit does not declare long-running@1.",
+	Summary:  "A startup hook starts a long-lived service in the background, but the kit does not declare long-running@1.",
 	Rationale: "Without com.docker.sandbox/long-running@1 the sandbox stops when the last session detaches, taking the " +
-		"background service down with it, and after a restart services started out of order may never recover.",
+		"background service down with it; after the next start, services that come up out of order may never recover " +
+		"(the reShapr gateway started before its control plane stays unhealthy). This applies to background: true " +
+		"startup hooks and to services a startup hook detaches itself (cmd &, nohup, docker run -d, compose up -d).",
 	Fix: "Add - type: com.docker.sandbox/long-running@1 (no config) to capabilities.",
 	Check: func(in *Input) []Finding {
 		if in.HasLongRunning() {
@@ -194,19 +302,37 @@ var backgroundWithoutLongRunning = &Rule{
 		}
 		var out []Finding
 		for _, h := range in.Hooks {
-			if h.Phase != "startup" || !h.Background {
+			if h.Phase != "startup" {
 				continue
 			}
 			for _, c := range hookCommands(h) {
-				if longLived(c) {
-					out = append(out, Finding{Range: commandRange(in, h, c),
-						Message: fmt.Sprintf("startup hook %d starts a long-lived service (%s) in the background, but the kit lacks long-running@1; the sandbox stops when no client is attached", h.Index, c.Name)})
-					break
+				service, detached := longLived(c)
+				if c.Background { // cmd & or nohup cmd: kept running on purpose
+					service, detached = true, true
 				}
+				if !service || !(h.Background || detached) {
+					continue
+				}
+				how := "in a background: true hook"
+				if !h.Background {
+					how = "detached from the hook"
+				}
+				out = append(out, Finding{Range: commandRange(in, h, c),
+					Message: fmt.Sprintf("%s starts a long-lived service (%s) %s, but the kit lacks long-running@1; the sandbox stops when no client is attached, and the service with it",
+						h.Label(), commandLabel(c), how)})
+				break
 			}
 		}
 		return out
 	},
+}
+
+// commandLabel is the command's name and first subcommand.
+func commandLabel(c Command) string {
+	if s := c.Sub(); s != "" && (c.Name == "docker" || c.Name == "podman" || c.Name == "npm") {
+		return c.Name + " " + s
+	}
+	return c.Name
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -217,5 +343,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-func rangeAt(p spec.Pos) spec.Range { return spec.Range{Start: p} }

@@ -17,8 +17,8 @@ var unpinnedBaseImage = &Rule{
 	Summary:  "A recipe FROM names an image by tag, without an @sha256: digest.",
 	Rationale: "A tag moves: the same recipe builds different content tomorrow, so the kit is not reproducible. " +
 		"A mixin's published layers are the diff between its build and its base, which only means something " +
-		"against a base pinned by digest.",
-	Fix: "Pin the base: FROM image:tag@sha256:<digest> (crane digest image:tag, or docker buildx imagetools inspect).",
+		"against a base pinned by digest. FROM scratch and FROM <an earlier stage> are pinned.",
+	Fix: "Pin the base: FROM image:tag@sha256:<digest> (crane digest image:tag, or docker buildx imagetools inspect image:tag).",
 	Check: func(in *Input) []Finding {
 		d := in.Recipe
 		if d == nil {
@@ -40,11 +40,12 @@ var unpinnedBaseImage = &Rule{
 				}
 			case "from":
 				seenFrom = true
-				if n.Next == nil {
+				written, rng, ok := d.FromImage(n)
+				if !ok {
 					continue
 				}
-				image := expandArgs(n.Next.Value, args)
-				pinned := image == "scratch" || stages[strings.ToLower(image)] || strings.Contains(image, "@sha256:")
+				image := expandArgs(written, args)
+				pinned := strings.EqualFold(image, "scratch") || stages[strings.ToLower(image)] || digested(image)
 				if as := n.Next.Next; as != nil && strings.EqualFold(as.Value, "as") && as.Next != nil {
 					stages[strings.ToLower(as.Next.Value)] = true
 				}
@@ -55,12 +56,26 @@ var unpinnedBaseImage = &Rule{
 				if in.Kit.Descriptor.Kind == spec.KindMixin {
 					why = "a mixin's overlay is the diff against its base, which needs a base pinned by digest"
 				}
-				out = append(out, Finding{Range: rangeAt(d.Pos(n.StartLine, 1)),
-					Message: fmt.Sprintf("FROM %s is not pinned by digest; %s", n.Next.Value, why)})
+				shown := written
+				if image != written {
+					shown = fmt.Sprintf("%s (%s)", written, image)
+				}
+				out = append(out, Finding{Range: rng, Message: fmt.Sprintf("FROM %s names a tag, which moves, not a digest; %s", shown, why),
+					Fix: fmt.Sprintf("pin it: FROM %s@sha256:<digest> (crane digest %s)", strings.SplitN(image, "@", 2)[0], strings.SplitN(image, "@", 2)[0])})
 			}
 		}
 		return out
 	},
+}
+
+// digested reports an image reference pinned by digest.
+func digested(image string) bool {
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return strings.Contains(image, "@sha256:")
+	}
+	_, ok := named.(reference.Digested)
+	return ok
 }
 
 var argUseRE = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}?`)
@@ -82,7 +97,8 @@ var unpinnedSetKit = &Rule{
 	Severity: SeverityWarning,
 	Summary:  "A set lists a kit by a moving reference: no digest, or the latest tag.",
 	Rationale: "A set is built from the kits it lists as they are at build time. Without a digest, rebuilding the set " +
-		"can silently pick up different content (and different permissions) than the version that was reviewed.",
+		"can silently pick up different content (and different permissions) than the version that was reviewed; " +
+		"latest moves with every push.",
 	Fix: "Pin each kit: add digest: sha256:<…> (or ref: repo:tag@sha256:<…>), and name a version tag rather than latest.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
@@ -92,13 +108,25 @@ var unpinnedSetKit = &Rule{
 			if err != nil {
 				continue // spec validation reports it
 			}
-			_, digested := named.(reference.Digested)
-			if tagged, ok := named.(reference.Tagged); ok && tagged.Tag() == "latest" || !ok && !digested {
-				out = append(out, in.at(f, "kits[%d] names %s by the latest tag, which moves; name a version", i, k.Ref))
-				continue
-			}
-			if !digested && k.Digest == "" {
-				out = append(out, in.at(f, "kits[%d] %s is not pinned by digest; add digest: sha256:<…>", i, k.Ref))
+			_, hasDigest := named.(reference.Digested)
+			hasDigest = hasDigest || k.Digest != ""
+			tagged, hasTag := named.(reference.Tagged)
+			switch {
+			case hasTag && tagged.Tag() == "latest":
+				fd := in.at(f, "kits[%d] names %s by the latest tag, which moves with every push", i, k.Ref)
+				fd.Fix = "name a version tag (repo:1.2.3)"
+				if !hasDigest {
+					fd.Fix += " and pin it with digest: sha256:<…>"
+				}
+				out = append(out, fd)
+			case !hasDigest:
+				what := "its tag"
+				if !hasTag {
+					what = "an implicit latest tag"
+				}
+				fd := in.at(f, "kits[%d] names %s by %s, without a digest; rebuilding the set can pick up different content", i, k.Ref, what)
+				fd.Fix = "add digest: sha256:<…> to this entry (crane digest " + k.Ref + ")"
+				out = append(out, fd)
 			}
 		}
 		return out
@@ -110,7 +138,7 @@ var unsizedVolume = &Rule{
 	Severity:  SeverityInfo,
 	Summary:   "A volume@1 entry has no size, so the runtime gives it 512 MiB.",
 	Rationale: "A volume without a size gets the runtime's default of 512 MiB, which caches and package stores outgrow; the failure shows up later as a full disk.",
-	Fix:       "State size: (e.g. size: 10GiB).",
+	Fix:       "State the size the volume needs in its config, e.g. size: 10GiB.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for _, e := range in.Entries {
@@ -119,7 +147,7 @@ var unsizedVolume = &Rule{
 			}
 			if s, _ := e.Config["size"].(string); s == "" {
 				p, _ := e.Config["path"].(string)
-				out = append(out, in.at(e.Field()+".config", "volume %s has no size; the runtime gives it 512 MiB", p))
+				out = append(out, in.at(e.Field()+".config.path", "volume %s has no size, so the runtime gives it 512 MiB", p))
 			}
 		}
 		return out
@@ -151,7 +179,15 @@ var missingMetadata = &Rule{
 		if len(missing) == 0 {
 			return nil
 		}
-		return []Finding{{Range: in.Kit.KeyPosOf("kind"), Message: fmt.Sprintf("the descriptor has no %s; they feed the OCI annotations registries display", strings.Join(missing, ", "))}}
+		examples := map[string]string{"version": `version: "1.0.0"`, "sourceUrl": "sourceUrl: https://github.com/<org>/<repo>",
+			"licenses": "licenses: [Apache-2.0]", "description": "description: <what the kit adds to a sandbox>"}
+		var add []string
+		for _, m := range missing {
+			add = append(add, examples[m])
+		}
+		return []Finding{{Range: in.Kit.KeyPosOf("kind"),
+			Message: fmt.Sprintf("the descriptor has no %s; these fields become the image's OCI annotations, which registries and kit pickers display", strings.Join(missing, ", ")),
+			Fix:     "add at the top level: " + strings.Join(add, "; ")}}
 	},
 }
 
@@ -164,12 +200,36 @@ var licenseNotSPDX = &Rule{
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for i, l := range in.Kit.Descriptor.Licenses {
-			if ok, _ := spdxexp.ValidateLicenses([]string{l}); !ok {
-				out = append(out, in.at(fmt.Sprintf("licenses[%d]", i), "license %q is not a valid SPDX expression", l))
+			if ok, _ := spdxexp.ValidateLicenses([]string{l}); ok {
+				continue
 			}
+			f := in.at(fmt.Sprintf("licenses[%d]", i), "license %q is not a valid SPDX license expression; registries and policy tools read licenses as SPDX", l)
+			if id, ok := suggestLicense(l); ok {
+				f.Fix = fmt.Sprintf("write %s", id)
+			}
+			out = append(out, f)
 		}
 		return out
 	},
+}
+
+// suggestLicense guesses the SPDX identifier of a free-form license name
+// ("Apache License 2.0" → Apache-2.0).
+func suggestLicense(l string) (string, bool) {
+	var words []string
+	for _, w := range strings.Fields(l) {
+		switch strings.ToLower(w) {
+		case "license", "licence", "the", "version":
+			continue
+		}
+		words = append(words, w)
+	}
+	for _, c := range []string{strings.Join(words, "-"), strings.Join(words, "")} {
+		if ok, id := spdxexp.ActiveLicense(c); ok {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 var argRefRE = regexp.MustCompile(`\$\{\{\s*kit\.args\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
@@ -185,9 +245,11 @@ var argRefInComment = &Rule{
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for _, c := range yamlComments(in.Kit) {
-			for _, m := range argRefRE.FindAllStringIndex(c.text, -1) {
-				out = append(out, Finding{Range: rangeAt(spec.Pos{File: c.pos.File, Line: c.pos.Line, Col: c.pos.Col + m[0]}),
-					Message: fmt.Sprintf("comment holds %s, which counts as an arg reference", c.text[m[0]:m[1]])})
+			for _, m := range argRefRE.FindAllStringSubmatchIndex(c.text, -1) {
+				p := spec.Pos{File: c.pos.File, Line: c.pos.Line, Col: c.pos.Col + m[0]}
+				out = append(out, Finding{Range: rangeWidth(p, m[1]-m[0]),
+					Message: fmt.Sprintf("comment holds %s, which the specification counts as a reference to arg %q even in a comment", c.text[m[0]:m[1]], c.text[m[2]:m[3]]),
+					Fix:     fmt.Sprintf("write kit.args.%s without the ${{ }} in the comment, or remove it", c.text[m[2]:m[3]])})
 			}
 		}
 		return out
@@ -203,42 +265,102 @@ var vocabularies = [2]struct {
 	{"docker/runtime-kit", []string{"docker/runtime-kit", "com.docker.runtime/", "/usr/share/runtime/kit"}},
 }
 
+// vocabularyHit is one spelling found in the kit's sources.
+type vocabularyHit struct {
+	voc  int
+	term string
+	pos  spec.Pos
+}
+
+// vocabularyHits finds the spellings of either vocabulary in what the kit
+// says, not in what it comments: the syntax line, the descriptor without
+// its comments, and the recipe's instructions.
+func vocabularyHits(in *Input) []vocabularyHit {
+	var out []vocabularyHit
+	scan := func(text string, pos func(col int) spec.Pos) {
+		for v, voc := range vocabularies {
+			for _, t := range voc.terms {
+				for from := 0; ; {
+					j := strings.Index(text[from:], t)
+					if j < 0 {
+						break
+					}
+					out = append(out, vocabularyHit{v, t, pos(from + j + 1)})
+					from += j + len(t)
+				}
+			}
+		}
+	}
+	k := in.Kit
+	if src, ok := k.SourceFiles()[k.Path]; ok {
+		first, _, _ := strings.Cut(string(src), "\n")
+		if strings.HasPrefix(first, "# syntax=") {
+			scan(first, func(col int) spec.Pos { return spec.Pos{File: k.Path, Line: 1, Col: col} })
+		}
+	}
+	for _, l := range yamlLines(k) {
+		scan(l.code, l.pos)
+	}
+	if d := in.Recipe; d != nil {
+		for _, n := range d.Instructions() {
+			for ln := n.StartLine; ln <= n.EndLine; ln++ {
+				text := d.line(ln)
+				if strings.HasPrefix(strings.TrimSpace(text), "#") {
+					continue
+				}
+				scan(text, func(col int) spec.Pos { return d.Pos(ln, col) })
+			}
+		}
+	}
+	return out
+}
+
 var mixedSpecVocabulary = &Rule{
 	ID:       "mixed-spec-vocabulary",
 	Severity: SeverityError,
 	Summary:  "The kit mixes docker/runtime-kit spellings with docker/sandbox-kit spellings.",
 	Rationale: "docker/runtime-kit:3 with com.docker.runtime/* types and docker/sandbox-kit:3 with com.docker.sandbox/* " +
-		"types are different contracts, not interchangeable names: a kit that mixes them is half understood by any runtime.",
+		"types are different contracts, not interchangeable names: a kit that mixes them is half understood by any " +
+		"runtime. Mentions in comments do not count.",
 	Fix: "Use one vocabulary throughout: docker/sandbox-kit:3 and com.docker.sandbox/* for Docker Sandboxes.",
 	Check: func(in *Input) []Finding {
-		type hit struct {
-			pos  spec.Pos
-			term string
+		hits := vocabularyHits(in)
+		var count [2]int
+		for _, h := range hits {
+			count[h.voc]++
 		}
-		var hits [2][]hit
-		for file, src := range in.Kit.SourceFiles() {
-			for i, line := range strings.Split(string(src), "\n") {
-				for v, voc := range vocabularies {
-					for _, t := range voc.terms {
-						if j := strings.Index(line, t); j >= 0 {
-							hits[v] = append(hits[v], hit{spec.Pos{File: file, Line: i + 1, Col: j + 1}, t})
-						}
-					}
-				}
-			}
-		}
-		if len(hits[0]) == 0 || len(hits[1]) == 0 {
+		if count[0] == 0 || count[1] == 0 {
 			return nil
 		}
-		minority, other := 1, 0
-		if len(hits[0]) < len(hits[1]) {
-			minority, other = 0, 1
+		// The syntax line decides the kit's vocabulary; without one, the
+		// majority does (sandbox-kit on a tie).
+		ref := 0
+		if count[1] > count[0] {
+			ref = 1
+		}
+		if len(hits) > 0 && hits[0].pos.Line == 1 && strings.HasPrefix(hits[0].term, "docker/") {
+			ref = hits[0].voc
 		}
 		var out []Finding
-		for _, h := range hits[minority] {
-			out = append(out, Finding{Range: rangeAt(h.pos), Message: fmt.Sprintf("%q belongs to the %s vocabulary, but this kit otherwise uses %s; they are different contracts",
-				h.term, vocabularies[minority].name, vocabularies[other].name)})
+		for _, h := range hits {
+			if h.voc == ref {
+				continue
+			}
+			want := vocabularies[ref].terms[indexOf(vocabularies[h.voc].terms, h.term)]
+			out = append(out, Finding{Range: rangeWidth(h.pos, len(h.term)),
+				Message: fmt.Sprintf("%q belongs to the %s vocabulary, but this kit is written in %s; they are different contracts, and a runtime understands only one",
+					h.term, vocabularies[h.voc].name, vocabularies[ref].name),
+				Fix: fmt.Sprintf("write %q", want)})
 		}
 		return out
 	},
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -16,21 +17,33 @@ var hostDockerInternal = &Rule{
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for _, h := range in.networkHosts() {
-			if isHostDockerInternal(h.Host) {
-				port := portOf(h.Host)
-				want := "localhost"
-				if port != "" {
-					want += ":" + port
-				}
-				out = append(out, in.at(h.Field, "%s %s entry %q names host.docker.internal, which the sandbox proxy never matches (it sees the target rewritten to localhost); write %q",
-					h.Phase, h.List, h.Host, want))
+			if !isHostDockerInternal(h.Value) {
+				continue
 			}
+			want := "localhost"
+			if port := portOf(h.Value); port != "" {
+				want += ":" + port
+			}
+			f := in.at(h.Field, "%s names host.docker.internal, which the sandbox proxy never matches: it sees the target rewritten to localhost, so the rule does not apply",
+				h.describe())
+			f.Fix = fmt.Sprintf("write %q here; keep host.docker.internal only in the client URL", want)
+			if h.Value != h.Host {
+				f.Fix = fmt.Sprintf("make the entry resolve to %q (change the arg's default); keep host.docker.internal only in the client URL", want)
+			}
+			out = append(out, f)
 		}
 		for _, d := range in.injectDomains() {
-			if isHostDockerInternal(d.Domain) {
-				out = append(out, in.at(d.Field, "credential %q injects into %q, which the sandbox proxy never matches (it sees the target rewritten to localhost); write domain: localhost",
-					d.Service, d.Domain))
+			if !isHostDockerInternal(d.Value) {
+				continue
 			}
+			what := fmt.Sprintf("%q", d.Domain)
+			if d.Value != d.Domain {
+				what = fmt.Sprintf("%q (%q with the args' defaults)", d.Domain, d.Value)
+			}
+			f := in.at(d.Field, "credential %q injects into %s, which the sandbox proxy never matches: it sees the target rewritten to localhost, so the key is never injected",
+				d.Service, what)
+			f.Fix = "write domain: localhost (and allow localhost:<port> in every phase of the credential)"
+			out = append(out, f)
 		}
 		return out
 	},
@@ -47,7 +60,7 @@ var wildcardAllow = &Rule{
 	Summary:  "A runtime allow list holds * or **, which lets the agent reach any host.",
 	Rationale: "A bare wildcard in the runtime allow list turns the sandbox's egress policy off for the whole life of the " +
 		"agent: any host, any data, any exfiltration. It also disables the inject-domain check, so a typo in a credential " +
-		"domain goes unnoticed.",
+		"domain goes unnoticed. A wildcard on one domain (*.example.com) is not a bare wildcard.",
 	Fix: "List the hosts the kit needs (api.example.com:443), or a wildcard on one domain (*.example.com).",
 	Check: func(in *Input) []Finding {
 		var out []Finding
@@ -55,8 +68,8 @@ var wildcardAllow = &Rule{
 			if h.Phase != "runtime" || h.List != "allow" {
 				continue
 			}
-			if host := hostOf(h.Host); host == "*" || host == "**" {
-				out = append(out, in.at(h.Field, "runtime allow entry %q allows every host; list the hosts the kit needs", h.Host))
+			if host := hostOf(h.Value); host == "*" || host == "**" {
+				out = append(out, in.at(h.Field, "%s allows every host, for as long as the agent runs; list the hosts the kit needs", h.describe()))
 			}
 		}
 		return out
@@ -68,7 +81,8 @@ var portTrustBoundary = &Rule{
 	Severity: SeverityInfo,
 	Summary:  "An allow entry opens localhost:<port>, making that port the trust boundary.",
 	Rationale: "The sandbox proxy reaches host services on localhost:<port> and cannot tell them apart: whatever listens " +
-		"on that port on the host is reachable from the sandbox, not only the service the kit meant.",
+		"on that port on the host is reachable from the sandbox, not only the service the kit meant. Without a port, " +
+		"every service on the host's loopback is reachable.",
 	Fix: "Keep it if intended: make sure only the intended service listens on that port, and prefer a port of its own.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
@@ -76,11 +90,16 @@ var portTrustBoundary = &Rule{
 			if h.List != "allow" {
 				continue
 			}
-			host, port := hostOf(h.Host), portOf(h.Host)
-			if port != "" && (host == "localhost" || host == "127.0.0.1" || host == "::1") {
-				out = append(out, in.at(h.Field, "%s allow entry %q: anything listening on port %s of the host is reachable from the sandbox; the port is the trust boundary",
-					h.Phase, h.Host, port))
+			host, port := hostOf(h.Value), portOf(h.Value)
+			if host != "localhost" && host != "127.0.0.1" && host != "::1" {
+				continue
 			}
+			if port == "" {
+				out = append(out, in.at(h.Field, "%s opens every port of the host's loopback to the sandbox; name the one port the kit needs (localhost:<port>)", h.describe()))
+				continue
+			}
+			out = append(out, in.at(h.Field, "%s: anything listening on port %s of the host is reachable from the sandbox; the port is the trust boundary",
+				h.describe(), port))
 		}
 		return out
 	},

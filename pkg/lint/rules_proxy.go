@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // proxyVars are the variables that route traffic around the sandbox proxy.
@@ -11,35 +13,35 @@ var proxyVars = map[string]bool{"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PRO
 
 func isProxyVar(name string) bool { return proxyVars[strings.ToUpper(name)] }
 
+const proxyWhy = "it routes traffic around the sandbox proxy, so network policy and credential injection silently stop applying"
+
 var proxyEnvOverride = &Rule{
 	ID:       "proxy-env-override",
 	Severity: SeverityError,
 	Summary:  "The kit sets HTTP_PROXY, HTTPS_PROXY, NO_PROXY or ALL_PROXY, which bypasses the sandbox proxy.",
 	Rationale: "The sandbox routes all egress through its own proxy, which enforces the network policy and injects " +
-		"credentials. A kit that sets a proxy variable (Dockerfile ENV, an arg exported with env:, an export in a hook, " +
-		"an rc or profile file) sends traffic around that proxy: the policy and credential injection stop working, " +
-		"without an error. Listing these variables in a hook's env: (to read the sandbox's values) is correct.",
-	Fix: "Remove the assignment. To reach a host service, allow localhost:<port> in the network policy instead of bypassing the proxy; to pass the proxy to a hook, list HTTP_PROXY and HTTPS_PROXY in its env:.",
+		"credentials, and announces it to processes in HTTP_PROXY and HTTPS_PROXY. A kit that sets a proxy variable " +
+		"(Dockerfile ENV, an arg exported with env:, an export or NAME=value prefix in a hook, an rc, profile or env " +
+		"file) sends traffic around that proxy: the policy and credential injection stop working, without an error. " +
+		"A NO_PROXY copied from another kit (for host.docker.internal) is the classic case: the request to the host " +
+		"service then goes out without the injected key. Reading the variables (listing them in a hook's env:, using " +
+		"$HTTP_PROXY) is correct.",
+	Fix: "Remove the assignment. To reach a host service, allow localhost:<port> in the network policy instead of " +
+		"bypassing the proxy; to give a hook the proxy, list HTTP_PROXY and HTTPS_PROXY in its env:.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		if d := in.Recipe; d != nil {
-			for _, n := range d.Instructions() {
-				if !strings.EqualFold(n.Value, "env") {
-					continue
-				}
-				for kv := n.Next; kv != nil && kv.Next != nil; kv = kv.Next.Next {
-					if isProxyVar(kv.Value) {
-						out = append(out, Finding{Range: rangeAt(d.Pos(n.StartLine, 1)),
-							Message: fmt.Sprintf("ENV %s in the recipe bypasses the sandbox proxy: network policy and credential injection stop applying", kv.Value)})
-					}
+			for _, v := range d.Vars() {
+				if v.Instruction == "ENV" && isProxyVar(v.Name) {
+					out = append(out, Finding{Range: v.NameRange,
+						Message: fmt.Sprintf("ENV %s sets the variable for every process in the sandbox; %s", v.Name, proxyWhy)})
 				}
 			}
 		}
-		if args := in.Kit.Descriptor.Args; args != nil {
-			for _, name := range sortedKeys(args) {
-				if a := args[name]; isProxyVar(a.Env) {
-					out = append(out, in.at(fmt.Sprintf("args.%s.env", name), "arg %q is exported as %s, which bypasses the sandbox proxy", name, a.Env))
-				}
+		for _, name := range sortedKeys(in.Kit.Descriptor.Args) {
+			if a := in.Kit.Descriptor.Args[name]; isProxyVar(a.Env) {
+				out = append(out, in.at(fmt.Sprintf("args.%s.env", name),
+					"arg %q is exported as %s; %s", name, a.Env, proxyWhy))
 			}
 		}
 		for _, h := range in.Hooks {
@@ -47,9 +49,9 @@ var proxyEnvOverride = &Rule{
 				continue
 			}
 			for _, a := range h.Script.Assignments() {
-				if isProxyVar(a.Name) && a.HasValue {
-					out = append(out, Finding{Range: rangeAt(h.Script.Pos(a.Pos)),
-						Message: fmt.Sprintf("%s hook %d sets %s, which sends its traffic around the sandbox proxy", h.Phase, h.Index, a.Name)})
+				if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) {
+					out = append(out, Finding{Range: rangeWidth(h.Script.Pos(a.Pos), len(a.Name)),
+						Message: fmt.Sprintf("%s sets %s; %s", h.Label(), a.Name, proxyWhy)})
 				}
 			}
 		}
@@ -60,28 +62,66 @@ var proxyEnvOverride = &Rule{
 	},
 }
 
-var envLineRE = regexp.MustCompile(`(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=`)
+// proxySelfCopy reports an assignment whose value is just the sandbox's own
+// proxy variable, such as http_proxy="$HTTP_PROXY" for a tool that reads
+// only the lower-case name: that keeps the sandbox proxy.
+func proxySelfCopy(a Assignment) bool {
+	ref, ok := soleParam(a.Word)
+	if !ok || !isProxyVar(ref) {
+		return false
+	}
+	name, ref := strings.ToUpper(a.Name), strings.ToUpper(ref)
+	return name == ref || name != "NO_PROXY" && ref != "NO_PROXY"
+}
+
+// soleParam returns NAME when w is exactly $NAME, ${NAME} or "$NAME".
+func soleParam(w *syntax.Word) (string, bool) {
+	if w == nil || len(w.Parts) != 1 {
+		return "", false
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok {
+		if len(dq.Parts) != 1 {
+			return "", false
+		}
+		part = dq.Parts[0]
+	}
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Index != nil || pe.Length || pe.Excl {
+		return "", false
+	}
+	return pe.Param.Value, true
+}
+
+// proxyLineRE finds a proxy variable set by a line of a configuration
+// file: NAME=value, NAME = value (wgetrc), "NAME": "value" (JSON),
+// Environment="NAME=value" (systemd).
+var proxyLineRE = regexp.MustCompile(`(?i)(?:^|[\s"'])(?:export\s+)?((?:http|https|no|all)_proxy)["']?\s*[=:]\s*\S`)
 
 // proxyInFile finds proxy variables set by a lifecycle file: shell
-// assignments in shell-like files, KEY= lines in env files.
+// assignments in shell-like files, NAME=value settings in other
+// configuration files. Markdown is documentation and is skipped.
 func proxyInFile(in *Input, f *LifecycleFile) []Finding {
 	var out []Finding
 	if f.Script != nil {
 		for _, a := range f.Script.Assignments() {
-			if isProxyVar(a.Name) && a.HasValue {
-				out = append(out, Finding{Range: rangeAt(f.Script.Pos(a.Pos)),
-					Message: fmt.Sprintf("file %s sets %s; every shell that reads it bypasses the sandbox proxy", f.Path, a.Name)})
+			if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) {
+				out = append(out, Finding{Range: rangeWidth(f.Script.Pos(a.Pos), len(a.Name)),
+					Message: fmt.Sprintf("file %s sets %s; every process that reads the file bypasses the sandbox proxy, so network policy and credential injection silently stop applying", f.Path, a.Name)})
 			}
 		}
 		return out
 	}
-	if !shellLikeFile(f.Path) {
+	if strings.HasSuffix(strings.ToLower(f.Path), ".md") {
 		return nil
 	}
-	for _, m := range envLineRE.FindAllStringSubmatchIndex(f.Content, -1) {
-		name := f.Content[m[2]:m[3]]
-		if isProxyVar(name) {
-			out = append(out, in.at(f.Field+".content", "file %s sets %s; every process that reads it bypasses the sandbox proxy", f.Path, name))
+	pos := in.contentPos(f)
+	for i, line := range strings.Split(f.Content, "\n") {
+		for _, m := range proxyLineRE.FindAllStringSubmatchIndex(line, -1) {
+			name := line[m[2]:m[3]]
+			start := pos(i+1, m[2]+1)
+			out = append(out, Finding{Range: rangeWidth(start, len(name)),
+				Message: fmt.Sprintf("file %s sets %s; every program that reads the file bypasses the sandbox proxy, so network policy and credential injection silently stop applying", f.Path, name)})
 		}
 	}
 	return out

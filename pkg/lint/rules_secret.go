@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -25,16 +26,18 @@ var tokenFormats = []struct {
 	{"Stripe key", regexp.MustCompile(`\b[sr]k_live_[0-9A-Za-z]{20,}`)},
 	{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
 	{"Hugging Face token", regexp.MustCompile(`\bhf_[A-Za-z0-9]{34}\b`)},
+	{"Docker Hub token", regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{27,}`)},
 	{"private key", regexp.MustCompile(`-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----`)},
 	{"JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
 }
 
 // secretKeyRE matches names of variables, keys and headers that hold
-// credentials.
+// credentials: x-api-key, authorization, *_KEY, *_TOKEN, x-reshapr-key…
 var secretKeyRE = regexp.MustCompile(`(?i)(?:^|[_.-])(?:api[_-]?key|apikey|key|token|secret|password|passwd|pwd|auth|authorization|credentials?|bearer|private[_-]?key|access[_-]?key)$`)
 
 // secretPairRE finds "name: value" and name=value pairs in free text (file
-// contents, headers): group 1 is the name, group 2 the value.
+// contents, headers, command lines): group 1 is the name, group 2 the
+// value.
 var secretPairRE = regexp.MustCompile(`(?i)["']?([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|key|token|secret|password|passwd|authorization|credential)s?)["']?\s*[:=]\s*(?:bearer\s+|basic\s+|token\s+)?["']?([^\s"',;}]+)`)
 
 var literalSecret = &Rule{
@@ -42,118 +45,158 @@ var literalSecret = &Rule{
 	Severity: SeverityError,
 	Summary:  "A credential value is written into the kit.",
 	Rationale: "Everything in a kit is published: the descriptor rides in a manifest annotation any puller can read, " +
-		"and files and hooks are staged in the image. A key written there is leaked to everyone who can pull the kit, " +
-		"and the sandbox's credential model (the secret stays on the host; the proxy injects it) is bypassed.",
-	Fix: "Declare a credential@1 capability and let the proxy inject it; in hooks and files refer to the placeholder variable ($NAME), never the value.",
+		"and files, hooks and the recipe's ENV and ARG values are staged in the image. A key written there is leaked " +
+		"to everyone who can pull the kit, and the sandbox's credential model (the secret stays on the host; the proxy " +
+		"injects it) is bypassed. Known token formats are reported anywhere; other values when a secret-looking name " +
+		"(x-api-key, authorization, *_KEY, *_TOKEN, x-reshapr-key…) holds a long random literal. Placeholders such as " +
+		"$VAR, proxy-managed and declared sentinels are fine. The finding shows the value masked.",
+	Fix: "Declare a credential@1 capability and let the proxy inject it (sbx secret set <service>); in hooks and files " +
+		"refer to the variable ($NAME) or a placeholder such as proxy-managed, never the value. Revoke the leaked key.",
 	Check: func(in *Input) []Finding {
-		var out []Finding
-		sentinels := sentinelValues(in)
-		report := func(r spec.Range, where, kind, value string) {
-			out = append(out, Finding{Range: r, Message: fmt.Sprintf("%s holds what looks like a %s (%s)", where, kind, mask(value))})
-		}
-		for _, h := range in.Hooks {
-			if h.Script == nil {
-				continue
-			}
-			where := fmt.Sprintf("%s hook %d", h.Phase, h.Index)
-			for _, a := range h.Script.Assignments() {
-				if a.Literal && secretKeyRE.MatchString(a.Name) && secretLike(a.Value, sentinels) {
-					report(rangeAt(h.Script.Pos(a.Pos)), where, "secret in $"+a.Name, a.Value)
-				}
-			}
-			for _, hit := range textSecrets(h.Script.Source, sentinels) {
-				report(rangeAt(h.Script.pos(hit.line, hit.col)), where, hit.kind, hit.value)
-			}
-		}
-		for _, f := range in.Files {
-			pos := scalarPos(in.Kit, f.Field+".content")
-			for _, hit := range textSecrets(f.Content, sentinels) {
-				report(rangeAt(pos(hit.line, hit.col)), "file "+f.Path, hit.kind, hit.value)
-			}
-		}
-		for _, name := range sortedKeys(in.Kit.Descriptor.Args) {
-			a := in.Kit.Descriptor.Args[name]
-			if a.Default == nil || *a.Default == "" {
-				continue
-			}
-			if kind, ok := tokenKind(*a.Default); ok {
-				report(in.Kit.PosOf("args."+name+".default"), "default of arg "+name, kind, *a.Default)
-			} else if (secretKeyRE.MatchString(name) || secretKeyRE.MatchString(a.Env)) && secretLike(*a.Default, sentinels) {
-				report(in.Kit.PosOf("args."+name+".default"), "default of arg "+name, "secret", *a.Default)
-			}
-		}
-		out = append(out, recipeSecrets(in, sentinels)...)
-		return out
+		s := &secretScan{in: in, sentinels: sentinelValues(in), seen: map[spec.Pos]bool{}}
+		s.hooks()
+		s.files()
+		s.args()
+		s.recipe()
+		s.acpEnv()
+		s.knownTokens()
+		sort.SliceStable(s.out, func(i, j int) bool { return s.out[i].Range.Start.Before(s.out[j].Range.Start) })
+		return s.out
 	},
 }
 
-// recipeSecrets checks Dockerfile ENV and ARG defaults.
-func recipeSecrets(in *Input, sentinels map[string]bool) []Finding {
-	d := in.Recipe
-	if d == nil {
-		return nil
+// secretScan collects literal-secret findings, one per source line.
+type secretScan struct {
+	in        *Input
+	sentinels map[string]bool
+	seen      map[spec.Pos]bool // file and line already reported
+	out       []Finding
+}
+
+// report records a secret at r; kind is what it looks like ("secret in
+// x-api-key"), unless value is a known token format, which then names it.
+func (s *secretScan) report(r spec.Range, where, kind, value string) {
+	line := spec.Pos{File: r.Start.File, Line: r.Start.Line}
+	if s.seen[line] {
+		return
 	}
-	var out []Finding
-	for _, n := range d.Instructions() {
-		var pairs [][2]string
-		switch strings.ToLower(n.Value) {
-		case "env":
-			for kv := n.Next; kv != nil && kv.Next != nil; kv = kv.Next.Next {
-				pairs = append(pairs, [2]string{kv.Value, kv.Next.Value})
-			}
-		case "arg":
-			for a := n.Next; a != nil; a = a.Next {
-				if k, v, ok := strings.Cut(a.Value, "="); ok {
-					pairs = append(pairs, [2]string{k, v})
+	s.seen[line] = true
+	if known, ok := tokenKind(value); ok {
+		kind = known
+	}
+	s.out = append(s.out, Finding{Range: r, Message: fmt.Sprintf("%s holds what looks like %s %s (%s); everything in a kit is published with it",
+		where, article(kind), kind, mask(value))})
+}
+
+// article is "an" before a vowel sound, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("AEIOUaeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// knownTokens scans every source file of the kit for known token formats.
+func (s *secretScan) knownTokens() {
+	files := s.in.Kit.SourceFiles()
+	for _, name := range sortedKeys(files) {
+		for i, line := range strings.Split(string(files[name]), "\n") {
+			for _, t := range tokenFormats {
+				if loc := t.re.FindStringIndex(line); loc != nil && !placeholder(line[loc[0]:loc[1]]) {
+					p := spec.Pos{File: name, Line: i + 1, Col: loc[0] + 1}
+					s.report(rangeWidth(p, loc[1]-loc[0]), "this line", t.name, line[loc[0]:loc[1]])
+					break
 				}
 			}
-		default:
-			continue
-		}
-		for _, p := range pairs {
-			v := strings.Trim(p[1], `"'`)
-			kind, known := tokenKind(v)
-			if !known && secretKeyRE.MatchString(p[0]) && secretLike(v, sentinels) {
-				kind, known = "secret in "+p[0], true
-			}
-			if known {
-				out = append(out, Finding{Range: rangeAt(d.Pos(n.StartLine, 1)),
-					Message: fmt.Sprintf("%s %s in the recipe holds what looks like a %s (%s); build args and ENV are baked into the published image", strings.ToUpper(n.Value), p[0], kind, mask(v))})
-			}
 		}
 	}
-	return out
 }
 
-type textHit struct {
-	line, col   int
-	kind, value string
+func (s *secretScan) hooks() {
+	for _, h := range s.in.Hooks {
+		if h.Script != nil {
+			for _, a := range h.Script.Assignments() {
+				if a.Literal && a.Word != nil && secretKeyRE.MatchString(a.Name) && secretLike(a.Value, s.sentinels) {
+					s.report(h.Script.Range(a.ValuePos, a.ValueEnd), h.Label(), "secret in $"+a.Name, a.Value)
+				}
+			}
+		}
+		if h.Command.IsShell {
+			s.pairs(h.Command.Shell, scalarPos(s.in.Kit, h.Field+".command"), h.Label())
+			continue
+		}
+		for j, arg := range h.Command.Argv {
+			s.pairs(arg, scalarPos(s.in.Kit, fmt.Sprintf("%s.command[%d]", h.Field, j)), h.Label())
+		}
+	}
 }
 
-// textSecrets finds known token formats and secret-looking pairs in text.
-func textSecrets(text string, sentinels map[string]bool) []textHit {
-	var out []textHit
+func (s *secretScan) files() {
+	for _, f := range s.in.Files {
+		where := "file " + f.Path
+		if f.Script != nil {
+			for _, a := range f.Script.Assignments() {
+				if a.Literal && a.Word != nil && secretKeyRE.MatchString(a.Name) && secretLike(a.Value, s.sentinels) {
+					s.report(f.Script.Range(a.ValuePos, a.ValueEnd), where, "secret in $"+a.Name, a.Value)
+				}
+			}
+		}
+		s.pairs(f.Content, s.in.contentPos(f), where)
+	}
+}
+
+// pairs reports secret-looking name/value pairs in text.
+func (s *secretScan) pairs(text string, pos func(line, col int) spec.Pos, where string) {
 	for i, line := range strings.Split(text, "\n") {
-		found := false
-		for _, t := range tokenFormats {
-			if loc := t.re.FindStringIndex(line); loc != nil {
-				out = append(out, textHit{line: i + 1, col: loc[0] + 1, kind: t.name, value: line[loc[0]:loc[1]]})
-				found = true
-				break
-			}
-		}
-		if found {
-			continue
-		}
 		for _, m := range secretPairRE.FindAllStringSubmatchIndex(line, -1) {
-			value := line[m[4]:m[5]]
-			if secretLike(value, sentinels) {
-				out = append(out, textHit{line: i + 1, col: m[4] + 1, kind: "secret in " + line[m[2]:m[3]], value: value})
+			if value := line[m[4]:m[5]]; secretLike(value, s.sentinels) {
+				s.report(rangeWidth(pos(i+1, m[4]+1), m[5]-m[4]), where, "secret in "+line[m[2]:m[3]], value)
 				break
 			}
 		}
 	}
-	return out
+}
+
+func (s *secretScan) args() {
+	args := s.in.Kit.Descriptor.Args
+	for _, name := range sortedKeys(args) {
+		a := args[name]
+		if a.Default == nil || *a.Default == "" {
+			continue
+		}
+		if (secretKeyRE.MatchString(name) || secretKeyRE.MatchString(a.Env)) && secretLike(*a.Default, s.sentinels) {
+			s.report(s.in.Kit.PosOf("args."+name+".default"), "the default of arg "+name, "secret", *a.Default)
+		}
+	}
+}
+
+func (s *secretScan) recipe() {
+	d := s.in.Recipe
+	if d == nil {
+		return
+	}
+	for _, v := range d.Vars() {
+		value := strings.Trim(v.Value, `"'`)
+		if v.HasValue && secretKeyRE.MatchString(v.Name) && secretLike(value, s.sentinels) {
+			s.report(v.ValueRange, fmt.Sprintf("%s %s in the recipe", v.Instruction, v.Name), "secret", value)
+		}
+	}
+}
+
+// acpEnv checks the env map of acp@1 entries.
+func (s *secretScan) acpEnv() {
+	for _, e := range s.in.Entries {
+		if e.Type != spec.TypeACP {
+			continue
+		}
+		env, _ := e.Config["env"].(map[string]any)
+		for _, name := range sortedKeys(env) {
+			v, _ := env[name].(string)
+			if secretKeyRE.MatchString(name) && secretLike(v, s.sentinels) {
+				s.report(s.in.Kit.PosOf(e.Field()+".config.env."+name), "acp env "+name, "secret", v)
+			}
+		}
+	}
 }
 
 func tokenKind(s string) (string, bool) {
@@ -166,25 +209,35 @@ func tokenKind(s string) (string, bool) {
 }
 
 // placeholderWords are values that stand for a secret without being one.
-var placeholderWords = []string{"proxy-managed", "placeholder", "changeme", "change-me", "example", "dummy", "redacted", "sentinel", "your", "xxx", "***", "<", "todo", "none", "null", "test"}
+var placeholderWords = []string{"proxy-managed", "placeholder", "changeme", "change-me", "example", "dummy", "redacted",
+	"sentinel", "your", "xxx", "***", "<", "todo", "none", "null", "test", "fake", "sample"}
+
+// placeholder reports a value that contains a placeholder word.
+func placeholder(v string) bool {
+	lower := strings.ToLower(v)
+	for _, w := range placeholderWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // secretLike reports a literal that looks like a real credential: not a
 // reference or placeholder, and long and random enough.
 func secretLike(v string, sentinels map[string]bool) bool {
 	v = strings.Trim(v, `"'`)
-	if v == "" || sentinels[v] || strings.ContainsAny(v, "$`{}") {
+	if v == "" || sentinels[v] || strings.ContainsAny(v, "$`{}%") {
 		return false
 	}
-	lower := strings.ToLower(v)
-	for _, w := range placeholderWords {
-		if strings.Contains(lower, w) {
-			return false
-		}
+	if placeholder(v) {
+		return false
 	}
 	if _, ok := tokenKind(v); ok {
 		return true
 	}
-	if len(v) < 16 || strings.ContainsAny(v, " /") {
+	if len(v) < 16 || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") || strings.HasPrefix(v, "/") ||
+		strings.HasPrefix(v, ".") || strings.HasPrefix(v, "~") {
 		return false
 	}
 	letters, digits := false, false
@@ -215,17 +268,14 @@ func entropy(s string) float64 {
 	return h
 }
 
-// mask shows enough of a secret to find it, never the secret itself.
+// mask shows enough of a secret to find it, never the secret itself: its
+// first characters (at most a quarter of it) and its length.
 func mask(v string) string {
 	if strings.HasPrefix(v, "-----BEGIN") {
 		return "a PEM block"
 	}
-	n := len(v)
-	keep := 4
-	if n <= 8 {
-		keep = 1
-	}
-	return fmt.Sprintf("%q, %d characters", v[:keep]+strings.Repeat("*", 6), n)
+	keep := min(4, len(v)/4)
+	return fmt.Sprintf("%q, %d characters", v[:keep]+strings.Repeat("*", 8), len(v))
 }
 
 // sentinelValues collects the placeholder tokens credentials declare.

@@ -38,8 +38,10 @@ func isMetaRule(id string) bool { return id == UnusedSuppression.ID || id == Mal
 type Option func(*options) error
 
 type options struct {
-	reg    *Registry
-	config *Config
+	reg     *Registry
+	config  *Config
+	enable  []string
+	disable []string
 }
 
 // WithRules runs the rules of reg instead of DefaultRules.
@@ -54,10 +56,30 @@ func WithRules(reg *Registry) Option {
 }
 
 // WithConfig applies a configuration: enabled rules, severities, ignored
-// paths. Unknown rule IDs are an error.
+// paths. Unknown rule IDs are an error (ErrUnknownRule). A nil config is
+// the default configuration.
 func WithConfig(c *Config) Option {
 	return func(o *options) error {
 		o.config = c
+		return nil
+	}
+}
+
+// WithEnable enables rules by ID ("all" for every rule), over what the
+// configuration says. It may be given several times.
+func WithEnable(ids ...string) Option {
+	return func(o *options) error {
+		o.enable = append(o.enable, ids...)
+		return nil
+	}
+}
+
+// WithDisable disables rules by ID ("all" for every rule), over what the
+// configuration says. Naming a rule in both WithEnable and WithDisable is
+// an error.
+func WithDisable(ids ...string) Option {
+	return func(o *options) error {
+		o.disable = append(o.disable, ids...)
 		return nil
 	}
 }
@@ -78,20 +100,37 @@ func makeOptions(opts []Option) (*options, error) {
 	}
 	if o.config != nil {
 		if err := o.config.validate(o.reg); err != nil {
-			return nil, fmt.Errorf("lint configuration %s: %w", o.config.Path, err)
+			where := "lint configuration"
+			if o.config.Path != "" {
+				where += " " + o.config.Path
+			}
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 	}
+	if err := checkSelection(o.reg, o.enable, o.disable, "--enable", "--disable"); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// enabled reports whether rule id runs: the explicit selection first, then
+// the configuration.
+func (o *options) enabled(id string) bool {
+	if on, ok := decide(o.enable, o.disable, id); ok {
+		return on
+	}
+	return o.config.enabled(id)
 }
 
 // Result is the outcome of Run.
 type Result struct {
 	// Findings are sorted by file, line, column and rule.
 	Findings []*Finding
-	// Kits are the display paths of the kits linted.
+	// Kits are the display paths of the kits linted, in the order given.
 	Kits []string
-	// Rules are the rules that ran, plus the meta rules, for reports
-	// that describe them (SARIF).
+	// Rules are the rules that ran, meta rules included, sorted by ID,
+	// for reports that describe them (SARIF). spec/<code> rules are not
+	// listed; SpecRule describes them.
 	Rules []*Rule
 }
 
@@ -116,21 +155,47 @@ func (r *Result) Fails(level Severity) bool {
 	return false
 }
 
+// Merge combines results of several runs (kits linted under different
+// configurations) into one: kits in order, findings sorted, and the union
+// of the rules. Nil results are skipped.
+func Merge(results ...*Result) *Result {
+	out := &Result{}
+	seen := map[string]bool{}
+	for _, r := range results {
+		if r == nil {
+			continue
+		}
+		out.Kits = append(out.Kits, r.Kits...)
+		out.Findings = append(out.Findings, r.Findings...)
+		for _, rule := range r.Rules {
+			if !seen[rule.ID] {
+				seen[rule.ID] = true
+				out.Rules = append(out.Rules, rule)
+			}
+		}
+	}
+	sortFindings(out.Findings)
+	sort.Slice(out.Rules, func(i, j int) bool { return out.Rules[i].ID < out.Rules[j].ID })
+	return out
+}
+
 // Run lints kits: specification validation (reported as spec/<code>
 // findings) and every enabled rule, then configuration and inline
-// suppressions. Kits under an ignored path are skipped.
+// suppressions. Kits under an ignored path are skipped. It fails only on
+// invalid options (an unknown rule ID, a contradiction) or a cancelled
+// ctx; problems in the kits are findings.
 func Run(ctx context.Context, kits []*spec.Kit, opts ...Option) (*Result, error) {
 	o, err := makeOptions(opts)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{}
-	for _, r := range o.reg.Rules() {
-		if o.config.enabled(r.ID) {
+	for _, r := range append(o.reg.Rules(), MetaRules()...) {
+		if o.enabled(r.ID) {
 			res.Rules = append(res.Rules, r)
 		}
 	}
-	res.Rules = append(res.Rules, MetaRules()...)
+	sort.Slice(res.Rules, func(i, j int) bool { return res.Rules[i].ID < res.Rules[j].ID })
 	for _, k := range kits {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -145,17 +210,10 @@ func Run(ctx context.Context, kits []*spec.Kit, opts ...Option) (*Result, error)
 	return res, nil
 }
 
+// lintKit validates k, runs the rules and applies configuration and
+// suppressions.
 func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
-	var raw []*Finding
-	rep := k.Validate()
-	for _, list := range []struct {
-		errs spec.Errors
-		sev  Severity
-	}{{rep.Errors, SeverityError}, {rep.Warnings, SeverityWarning}} {
-		for _, e := range list.errs {
-			raw = append(raw, &Finding{RuleID: "spec/" + e.Code, Severity: list.sev, Range: e.Range, Message: e.Msg})
-		}
-	}
+	raw := specFindings(k)
 	if k.Descriptor != nil {
 		in := NewInput(k)
 		for _, r := range rules {
@@ -163,7 +221,6 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
 				continue
 			}
 			for _, f := range r.Check(in) {
-				f := f
 				f.RuleID, f.Severity = r.ID, r.Severity
 				if f.Fix == "" {
 					f.Fix = r.Fix
@@ -175,14 +232,14 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
 	sups := suppressions(k)
 	var out []*Finding
 	for _, f := range raw {
-		if !o.config.enabled(f.RuleID) {
+		if !o.enabled(f.RuleID) {
 			continue
 		}
 		f.Severity = o.config.severity(f.RuleID, f.Severity)
 		f.Kit = k.Path
 		silenced := false
 		for _, s := range sups {
-			if s.reason != "" && s.covers(f.RuleID, f.Range.Start) {
+			if s.valid() && s.covers(f.RuleID, f.Range.Start) {
 				s.used[f.RuleID] = true
 				silenced = true
 			}
@@ -197,27 +254,48 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
 	return out
 }
 
+// specFindings reports the kit's specification errors and warnings.
+func specFindings(k *spec.Kit) []*Finding {
+	var out []*Finding
+	rep := k.Validate()
+	for _, list := range []struct {
+		errs spec.Errors
+		sev  Severity
+	}{{rep.Errors, SeverityError}, {rep.Warnings, SeverityWarning}} {
+		for _, e := range list.errs {
+			r := e.Range
+			if r.Start.File == "" {
+				r.Start.File = k.Path
+			}
+			out = append(out, &Finding{RuleID: SpecPrefix + e.Code, Severity: list.sev, Range: r, Message: e.Msg})
+		}
+	}
+	return out
+}
+
+// suppressionFindings reports a malformed suppression, or the rules a
+// suppression names that it did not silence.
 func suppressionFindings(s *suppression, k *spec.Kit, o *options) []*Finding {
-	rng := spec.Range{Start: s.pos}
-	if len(s.rules) == 0 || s.reason == "" {
-		if !o.config.enabled(MalformedSuppression.ID) {
+	rng := rangeWidth(s.pos, s.width)
+	if problem := s.problem(); problem != "" {
+		if !o.enabled(MalformedSuppression.ID) {
 			return nil
 		}
-		msg := "kitsmith:ignore needs a rule ID and a reason: # kitsmith:ignore <rule-id> <why it does not apply>"
 		return []*Finding{{RuleID: MalformedSuppression.ID, Severity: o.config.severity(MalformedSuppression.ID, MalformedSuppression.Severity),
-			Range: rng, Message: msg, Fix: MalformedSuppression.Fix, Kit: k.Path}}
+			Range: rng, Message: problem + "; a suppression is written # kitsmith:ignore <rule-id>[,<rule-id>] <why it does not apply>",
+			Fix: MalformedSuppression.Fix, Kit: k.Path}}
 	}
-	if !o.config.enabled(UnusedSuppression.ID) {
+	if !o.enabled(UnusedSuppression.ID) {
 		return nil
 	}
 	var out []*Finding
 	for _, id := range s.rules {
-		if s.used[id] || !o.config.enabled(id) {
+		if s.used[id] || !o.enabled(id) {
 			continue
 		}
-		msg := fmt.Sprintf("kitsmith:ignore %s silences nothing on this line or the next", id)
-		if _, known := o.reg.Lookup(id); !known && !isMetaRule(id) && len(id) > 5 && id[:5] != "spec/" {
-			msg = fmt.Sprintf("kitsmith:ignore names unknown rule %q%s", id, suggestRule(o.reg, id))
+		msg := fmt.Sprintf("kitsmith:ignore %s silences nothing on this line or the next; a stale suppression would hide the next real finding here", id)
+		if _, known := o.reg.Lookup(id); !known && !isMetaRule(id) && !IsSpecRule(id) {
+			msg = fmt.Sprintf("kitsmith:ignore names %s %q, so it silences nothing%s", ErrUnknownRule, id, suggestRule(o.reg, id))
 		}
 		out = append(out, &Finding{RuleID: UnusedSuppression.ID, Severity: o.config.severity(UnusedSuppression.ID, UnusedSuppression.Severity),
 			Range: rng, Message: msg, Fix: UnusedSuppression.Fix, Kit: k.Path})

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -15,8 +16,17 @@ type Command struct {
 	Args []string
 	// Pos is where the command (its name) is.
 	Pos syntax.Pos
-	// Assigns are the NAME=value prefixes of the command.
+	// End is where the command's name ends.
+	End syntax.Pos
+	// Assigns are the NAME=value prefixes of the command, and the
+	// NAME=value arguments of an env wrapper.
 	Assigns []*syntax.Assign
+	// EnvAssigns are the NAME=value words given to an env wrapper
+	// ("env NO_PROXY=x curl …"), which set variables like Assigns do.
+	EnvAssigns []*syntax.Word
+	// Background reports a command sent to the background: "cmd &", or
+	// run under nohup or setsid.
+	Background bool
 	// Call is the parsed command.
 	Call *syntax.CallExpr
 }
@@ -42,43 +52,104 @@ func (c Command) HasArg(a string) bool {
 	return false
 }
 
-// wrappers are programs that run their arguments as a command.
-var wrappers = map[string]bool{
-	"sudo": true, "env": true, "exec": true, "nohup": true, "timeout": true, "nice": true, "time": true,
-	"command": true, "xargs": true, "stdbuf": true, "setsid": true, "runuser": true, "doas": true, "builtin": true,
+// wrappers are programs that run their arguments as a command, with the
+// flags of each that take a value (so that "sudo -u agent npm i" runs npm,
+// not agent).
+var wrappers = map[string]map[string]bool{
+	"sudo":     {"-u": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true, "-r": true, "-t": true, "-U": true, "-T": true},
+	"doas":     {"-u": true, "-C": true},
+	"env":      {"-u": true, "-C": true, "-S": true, "--unset": true, "--chdir": true},
+	"exec":     {"-a": true},
+	"nohup":    {},
+	"timeout":  {"-s": true, "-k": true, "--signal": true, "--kill-after": true},
+	"nice":     {"-n": true, "--adjustment": true},
+	"ionice":   {"-c": true, "-n": true, "-p": true},
+	"time":     {"-f": true, "-o": true},
+	"command":  {},
+	"builtin":  {},
+	"xargs":    {"-n": true, "-P": true, "-I": true, "-d": true, "-L": true, "-s": true, "-a": true, "-E": true},
+	"stdbuf":   {"-i": true, "-o": true, "-e": true},
+	"setsid":   {},
+	"runuser":  {"-u": true, "-g": true, "-G": true},
+	"chronic":  {},
+	"unbuffer": {},
 }
 
 // Commands returns every simple command the script runs, in order.
 func (s *Script) Commands() []Command {
 	var out []Command
+	background := map[*syntax.CallExpr]bool{}
 	syntax.Walk(s.File, func(n syntax.Node) bool {
+		if st, ok := n.(*syntax.Stmt); ok && st.Background {
+			if call, ok := st.Cmd.(*syntax.CallExpr); ok {
+				background[call] = true
+			}
+		}
 		call, ok := n.(*syntax.CallExpr)
 		if !ok || len(call.Args) == 0 {
 			return true
 		}
-		words := make([]string, len(call.Args))
-		for i, w := range call.Args {
-			words[i], _ = WordText(w)
+		if c, ok := unwrap(call); ok {
+			c.Background = c.Background || background[call]
+			out = append(out, c)
 		}
-		i := 0
-		for i < len(words) && wrappers[base(words[i])] {
-			w := base(words[i])
-			if w == "command" && i+1 < len(words) && (words[i+1] == "-v" || words[i+1] == "-V") {
-				return true // a lookup, not a run
-			}
-			i++
-			for i < len(words) && (strings.HasPrefix(words[i], "-") || strings.Contains(words[i], "=") && w == "env" ||
-				w == "timeout" && isDuration(words[i])) {
-				i++
-			}
-		}
-		if i >= len(words) {
-			return true
-		}
-		out = append(out, Command{Name: base(words[i]), Args: words[i+1:], Pos: call.Args[i].Pos(), Assigns: call.Assigns, Call: call})
 		return true
 	})
 	return out
+}
+
+// unwrap finds the program a call runs behind its wrappers.
+func unwrap(call *syntax.CallExpr) (Command, bool) {
+	words := make([]string, len(call.Args))
+	for i, w := range call.Args {
+		words[i], _ = WordText(w)
+	}
+	c := Command{Assigns: call.Assigns, Call: call}
+	i := 0
+	for i < len(words) {
+		w := base(words[i])
+		flags, ok := wrappers[w]
+		if !ok {
+			break
+		}
+		if w == "command" && i+1 < len(words) && (words[i+1] == "-v" || words[i+1] == "-V") {
+			return Command{}, false // a lookup, not a run
+		}
+		if w == "nohup" || w == "setsid" {
+			c.Background = true
+		}
+		i++
+		for i < len(words) {
+			a := words[i]
+			switch {
+			case flags[a]:
+				i += 2
+				continue
+			case strings.HasPrefix(a, "-") && a != "-":
+			case w == "env" && isAssignWord(a):
+				c.EnvAssigns = append(c.EnvAssigns, call.Args[i])
+			case w == "timeout" && isDuration(a):
+			case w == "nice" && isNumber(strings.TrimPrefix(a, "-")):
+			default:
+				goto next
+			}
+			i++
+		}
+	next:
+	}
+	if i >= len(words) {
+		return Command{}, false
+	}
+	c.Name = base(words[i])
+	c.Args = words[i+1:]
+	c.Pos, c.End = call.Args[i].Pos(), call.Args[i].End()
+	return c, true
+}
+
+// isAssignWord reports a NAME=value word.
+func isAssignWord(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	return ok && isVarName(name)
 }
 
 // WordText returns the value of a word made only of literal text (plain,
@@ -112,7 +183,10 @@ func WordText(w *syntax.Word) (string, bool) {
 func base(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 func isDuration(s string) bool {
-	s = strings.TrimRight(s, "smhd")
+	return isNumber(strings.TrimRight(s, "smhd"))
+}
+
+func isNumber(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -127,7 +201,9 @@ func isDuration(s string) bool {
 // VarRef is a read of a shell variable.
 type VarRef struct {
 	Name string
-	Pos  syntax.Pos
+	// Pos is where the expansion starts (its $, or the name in an
+	// arithmetic expression); End is where it ends.
+	Pos, End syntax.Pos
 	// Defaulted reports ${NAME:-word} and similar forms that supply a
 	// value when the variable is unset.
 	Defaulted bool
@@ -141,39 +217,78 @@ var shellVars = map[string]bool{
 	"PS3": true, "PS4": true, "BASH": true, "BASH_VERSION": true, "BASH_SOURCE": true, "BASH_LINENO": true,
 	"BASH_REMATCH": true, "BASH_ARGV": true, "BASH_ARGC": true, "BASH_COMMAND": true, "BASH_SUBSHELL": true,
 	"BASH_VERSINFO": true, "EPOCHSECONDS": true, "EPOCHREALTIME": true, "COLUMNS": true, "LINES": true,
+	"MAPFILE": true, "COMP_WORDS": true, "COPROC": true,
 }
 
 // Reads returns the variables the script reads from its environment: every
-// $NAME and ${NAME…} except special and positional parameters, variables
-// the shell sets itself, and variables the script assigns (assignments,
-// for and select variables, read/mapfile/getopts/printf -v targets,
-// declare/local/export with a value).
+// $NAME and ${NAME…}, and bare names in arithmetic, except special and
+// positional parameters, variables the shell sets itself, and variables
+// the script assigns (assignments, for and select variables,
+// read/mapfile/getopts/printf -v targets, declare/local/export, arithmetic
+// assignments). Text in single quotes and quoted here-documents is not
+// expanded, so it reads nothing.
 func (s *Script) Reads() []VarRef {
 	assigned := map[string]bool{}
 	for _, a := range s.Assignments() {
 		assigned[a.Name] = true
 	}
+	keep := func(name string) bool { return isVarName(name) && !shellVars[name] && !assigned[name] }
 	var out []VarRef
 	syntax.Walk(s.File, func(n syntax.Node) bool {
-		pe, ok := n.(*syntax.ParamExp)
-		if !ok || pe.Param == nil {
-			return true
-		}
-		name := pe.Param.Value
-		if !isVarName(name) || shellVars[name] || assigned[name] || pe.Excl && pe.Names != 0 {
-			return true
-		}
-		ref := VarRef{Name: name, Pos: pe.Param.Pos()}
-		if e := pe.Exp; e != nil {
-			switch e.Op {
-			case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
-				syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
-				ref.Defaulted = true
+		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Param == nil || n.Excl && n.Names != 0 || !keep(n.Param.Value) {
+				return true
 			}
+			ref := VarRef{Name: n.Param.Value, Pos: n.Dollar, End: n.End()}
+			if e := n.Exp; e != nil {
+				switch e.Op {
+				case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+					syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+					ref.Defaulted = true
+				}
+			}
+			out = append(out, ref)
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.CStyleLoop, *syntax.LetClause:
+			out = append(out, arithmReads(n, keep)...)
 		}
-		out = append(out, ref)
 		return true
 	})
+	return dedupeRefs(out)
+}
+
+// arithmReads returns the bare variable names an arithmetic expression
+// reads ("$(( PORT + 1 ))").
+func arithmReads(n syntax.Node, keep func(string) bool) []VarRef {
+	var out []VarRef
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch m := m.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst:
+			return false // visited by the outer walk
+		case *syntax.Word:
+			if len(m.Parts) == 1 {
+				if l, ok := m.Parts[0].(*syntax.Lit); ok && keep(l.Value) {
+					out = append(out, VarRef{Name: l.Value, Pos: l.Pos(), End: l.End()})
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// dedupeRefs sorts reads by position and drops a read reported twice at
+// one position (arithmetic nested in arithmetic).
+func dedupeRefs(refs []VarRef) []VarRef {
+	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Pos.Offset() < refs[j].Pos.Offset() })
+	seen := map[syntax.Pos]bool{}
+	out := refs[:0]
+	for _, r := range refs {
+		if !seen[r.Pos] {
+			seen[r.Pos] = true
+			out = append(out, r)
+		}
+	}
 	return out
 }
 
@@ -192,12 +307,17 @@ func isVarName(s string) bool {
 // Assignment is a variable the script sets.
 type Assignment struct {
 	Name string
-	Pos  syntax.Pos
-	// Exported reports export/declare -x, or a NAME=value prefix of a
-	// command (which exports it to that command).
+	// Pos is where the name is.
+	Pos syntax.Pos
+	// Exported reports export/declare -x, a NAME=value prefix of a command
+	// (which exports it to that command), or an env wrapper's NAME=value.
 	Exported bool
 	// Value is the literal value, or "" when it is not literal.
 	Value string
+	// ValuePos and ValueEnd delimit the value; invalid when there is none.
+	ValuePos, ValueEnd syntax.Pos
+	// Word is the value as parsed, or nil.
+	Word *syntax.Word
 	// Literal reports a value made only of literal text.
 	Literal bool
 	// HasValue is false for a bare "export NAME".
@@ -213,7 +333,11 @@ func (s *Script) Assignments() []Assignment {
 		}
 		as := Assignment{Name: a.Name.Value, Pos: a.Name.Pos(), Exported: exported, HasValue: !a.Naked}
 		if a.Value != nil {
+			as.Word = a.Value
 			as.Value, as.Literal = WordText(a.Value)
+			as.ValuePos, as.ValueEnd = a.Value.Pos(), a.Value.End()
+		} else if !a.Naked {
+			as.Literal = true // NAME= sets the empty string
 		}
 		out = append(out, as)
 	}
@@ -223,6 +347,11 @@ func (s *Script) Assignments() []Assignment {
 			for _, a := range n.Assigns {
 				add(a, len(n.Args) > 0)
 			}
+			if c, ok := unwrap(n); ok {
+				for _, w := range c.EnvAssigns {
+					out = append(out, envAssignment(w))
+				}
+			}
 			if len(n.Args) > 1 {
 				s.commandTargets(n, func(name string, p syntax.Pos) {
 					out = append(out, Assignment{Name: name, Pos: p})
@@ -230,14 +359,12 @@ func (s *Script) Assignments() []Assignment {
 			}
 		case *syntax.DeclClause:
 			exported := n.Variant != nil && n.Variant.Value == "export"
-			for _, a := range n.Args {
-				if !exported {
-					for _, w := range declFlags(n) {
-						if strings.Contains(w, "x") {
-							exported = true
-						}
-					}
+			for _, w := range declFlags(n) {
+				if strings.Contains(w, "x") {
+					exported = true
 				}
+			}
+			for _, a := range n.Args {
 				if a.Naked && a.Name == nil {
 					continue // a flag such as -x
 				}
@@ -247,19 +374,40 @@ func (s *Script) Assignments() []Assignment {
 			if n.Name != nil {
 				out = append(out, Assignment{Name: n.Name.Value, Pos: n.Name.Pos()})
 			}
-		case *syntax.ArithmCmd, *syntax.ArithmExp:
-			syntax.Walk(n, func(m syntax.Node) bool {
-				if b, ok := m.(*syntax.BinaryArithm); ok && b.Op >= syntax.Assgn && b.Op <= syntax.ShrAssgn {
-					if w, ok := b.X.(*syntax.Word); ok {
-						out = append(out, Assignment{Name: w.Lit(), Pos: w.Pos()})
-					}
+		case *syntax.BinaryArithm:
+			if n.Op >= syntax.Assgn && n.Op <= syntax.ShrAssgn {
+				if w, ok := n.X.(*syntax.Word); ok && isVarName(w.Lit()) {
+					out = append(out, Assignment{Name: w.Lit(), Pos: w.Pos()})
 				}
-				return true
-			})
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				if w, ok := n.X.(*syntax.Word); ok && isVarName(w.Lit()) {
+					out = append(out, Assignment{Name: w.Lit(), Pos: w.Pos()})
+				}
+			}
 		}
 		return true
 	})
 	return out
+}
+
+// envAssignment reads the NAME=value argument of an env wrapper.
+func envAssignment(w *syntax.Word) Assignment {
+	text, literal := WordText(w)
+	if !literal {
+		// The name is a literal prefix; the value holds an expansion.
+		if l, ok := w.Parts[0].(*syntax.Lit); ok {
+			text = l.Value
+		}
+	}
+	name, value, _ := strings.Cut(text, "=")
+	a := Assignment{Name: name, Pos: w.Pos(), Exported: true, HasValue: true, Literal: literal, Word: w, ValueEnd: w.End()}
+	if literal {
+		a.Value = value
+	}
+	a.ValuePos = syntax.NewPos(w.Pos().Offset()+uint(len(name)+1), w.Pos().Line(), w.Pos().Col()+uint(len(name)+1))
+	return a
 }
 
 func declFlags(d *syntax.DeclClause) []string {
@@ -274,6 +422,13 @@ func declFlags(d *syntax.DeclClause) []string {
 	return out
 }
 
+// valueFlags are the flags of read and mapfile that take an argument.
+var valueFlags = map[string]map[string]bool{
+	"read":      {"-d": true, "-i": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true},
+	"mapfile":   {"-d": true, "-n": true, "-O": true, "-s": true, "-u": true, "-C": true, "-c": true},
+	"readarray": {"-d": true, "-n": true, "-O": true, "-s": true, "-u": true, "-C": true, "-c": true},
+}
+
 // commandTargets reports the variables commands like read, mapfile,
 // getopts and printf -v write.
 func (s *Script) commandTargets(c *syntax.CallExpr, fn func(string, syntax.Pos)) {
@@ -281,18 +436,17 @@ func (s *Script) commandTargets(c *syntax.CallExpr, fn func(string, syntax.Pos))
 	args := c.Args[1:]
 	switch name {
 	case "read", "mapfile", "readarray":
-		for i, w := range args {
-			l := w.Lit()
-			if strings.HasPrefix(l, "-") {
-				if l == "-d" || l == "-n" || l == "-N" || l == "-p" || l == "-t" || l == "-u" || l == "-a" || l == "-C" || l == "-c" || l == "-s" || l == "-O" {
-					if l == "-a" && i+1 < len(args) {
-						fn(args[i+1].Lit(), args[i+1].Pos())
-					}
-				}
-				continue
-			}
-			if isVarName(l) {
-				fn(l, w.Pos())
+		for i := 0; i < len(args); i++ {
+			l := args[i].Lit()
+			switch {
+			case l == "-a" && i+1 < len(args):
+				i++
+				fn(args[i].Lit(), args[i].Pos())
+			case valueFlags[name][l]:
+				i++
+			case strings.HasPrefix(l, "-"):
+			case isVarName(l):
+				fn(l, args[i].Pos())
 			}
 		}
 	case "getopts":

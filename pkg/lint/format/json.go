@@ -7,8 +7,40 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
-// JSON writes {"formatVersion":1,"findings":[…],"summary":{…}}.
+// JSONSchemaVersion is the version of the JSON format JSON writes. It
+// changes only when a field is removed or changes meaning.
+const JSONSchemaVersion = 1
+
+// JSON writes the lint result as one JSON document:
+//
+//	{"schemaVersion": 1,
+//	 "findings": [{"rule", "severity", "message", "file", "line", "column",
+//	               "endLine", "endColumn", "fix", "kit", "helpUri"}],
+//	 "summary": {"kits", "errors", "warnings", "info"}}
+//
+// endLine and endColumn are omitted when unknown, fix when empty. Findings
+// is [] when there are none.
 type JSON struct{}
+
+type jsonDoc struct {
+	SchemaVersion int           `json:"schemaVersion"`
+	Findings      []jsonFinding `json:"findings"`
+	Summary       jsonSummary   `json:"summary"`
+}
+
+type jsonFinding struct {
+	Rule      string `json:"rule"`
+	Severity  string `json:"severity"`
+	Message   string `json:"message"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine,omitempty"`
+	EndColumn int    `json:"endColumn,omitempty"`
+	Fix       string `json:"fix,omitempty"`
+	Kit       string `json:"kit"`
+	HelpURI   string `json:"helpUri"`
+}
 
 type jsonSummary struct {
 	Kits     int `json:"kits"`
@@ -19,17 +51,17 @@ type jsonSummary struct {
 
 // Format implements Formatter.
 func (JSON) Format(w io.Writer, r *lint.Result) error {
-	findings := r.Findings
-	if findings == nil {
-		findings = []*lint.Finding{}
-	}
-	doc := struct {
-		FormatVersion int             `json:"formatVersion"`
-		Findings      []*lint.Finding `json:"findings"`
-		Summary       jsonSummary     `json:"summary"`
-	}{1, findings, jsonSummary{
+	doc := jsonDoc{SchemaVersion: JSONSchemaVersion, Findings: []jsonFinding{}, Summary: jsonSummary{
 		Kits: len(r.Kits), Errors: r.Count(lint.SeverityError), Warnings: r.Count(lint.SeverityWarning), Info: r.Count(lint.SeverityInfo),
 	}}
+	for _, f := range r.Findings {
+		start, end := f.Range.Start, f.Range.End
+		doc.Findings = append(doc.Findings, jsonFinding{
+			Rule: f.RuleID, Severity: f.Severity.String(), Message: f.Message,
+			File: start.File, Line: start.Line, Column: start.Col, EndLine: end.Line, EndColumn: end.Col,
+			Fix: f.Fix, Kit: f.Kit, HelpURI: lint.HelpURI(f.RuleID),
+		})
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -11,11 +12,16 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
-// SARIF writes a SARIF 2.1.0 log with one run, the rules' metadata (id,
-// summary, help text and URI, default level) and a result per finding.
+// SARIF writes a SARIF 2.1.0 log, as GitHub code scanning accepts it:
+// one run, the metadata of every rule that ran (id, summary, rationale and
+// fix as help text and markdown, help URI, default level) and a result per
+// finding with its rule index, level, message and region.
 type SARIF struct {
+	// ToolVersion is recorded as the driver's version; "" omits it.
 	ToolVersion string
-	BaseDir     string
+	// BaseDir makes artifact URIs relative to it ("" keeps paths as they
+	// are).
+	BaseDir string
 }
 
 // Format implements Formatter.
@@ -26,34 +32,36 @@ func (s *SARIF) Format(w io.Writer, r *lint.Result) error {
 		run.Tool.Driver.WithVersion(s.ToolVersion)
 	}
 	index := map[string]int{}
-	addRule := func(id, summary, help, uri string, sev lint.Severity) {
-		if _, ok := index[id]; ok {
+	addRule := func(rule *lint.Rule) {
+		if _, ok := index[rule.ID]; ok {
 			return
 		}
-		index[id] = len(index)
-		rule := run.AddRule(id).
-			WithShortDescription(sarif.NewMultiformatMessageString().WithText(summary)).
-			WithFullDescription(sarif.NewMultiformatMessageString().WithText(summary)).
-			WithHelp(sarif.NewMultiformatMessageString().WithText(help).WithMarkdown(help)).
-			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(level(sev)))
-		if uri != "" {
-			rule.WithHelpURI(uri)
-		}
+		index[rule.ID] = len(index)
+		help := fmt.Sprintf("%s\n\nFix: %s\n\nDocumentation: %s", rule.Rationale, rule.Fix, rule.HelpURI())
+		markdown := fmt.Sprintf("%s\n\n**Fix:** %s\n\n[Documentation](%s)", rule.Rationale, rule.Fix, rule.HelpURI())
+		run.AddRule(rule.ID).
+			WithName(ruleName(rule.ID)).
+			WithShortDescription(sarif.NewMultiformatMessageString().WithText(rule.Summary)).
+			WithFullDescription(sarif.NewMultiformatMessageString().WithText(rule.Summary + " " + rule.Rationale)).
+			WithHelp(sarif.NewMultiformatMessageString().WithText(help).WithMarkdown(markdown)).
+			WithHelpURI(rule.HelpURI()).
+			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(level(rule.Severity)))
 	}
 	for _, rule := range r.Rules {
-		addRule(rule.ID, rule.Summary, rule.Rationale+"\n\nFix: "+rule.Fix, rule.HelpURI(), rule.Severity)
+		addRule(rule)
 	}
 	for _, f := range r.Findings {
-		if strings.HasPrefix(f.RuleID, "spec/") {
-			addRule(f.RuleID, "The descriptor breaks the Docker Sandboxes kit specification v3.",
-				"kitsmith validate reports the same error; see the message for what to change.",
-				lint.DocsBase+"spec.md", lint.SeverityError)
+		if lint.IsSpecRule(f.RuleID) {
+			addRule(lint.SpecRule(strings.TrimPrefix(f.RuleID, lint.SpecPrefix)))
 		}
-		uri := s.uri(f.Range.Start.File)
-		region := sarif.NewRegion().WithStartLine(max(f.Range.Start.Line, 1)).WithStartColumn(max(f.Range.Start.Col, 1))
+		start, end := f.Range.Start, f.Range.End
+		region := sarif.NewRegion().WithStartLine(max(start.Line, 1)).WithStartColumn(max(start.Col, 1))
+		if end.Line == start.Line && end.Col > start.Col {
+			region.WithEndLine(end.Line).WithEndColumn(end.Col)
+		}
 		msg := f.Message
 		if f.Fix != "" {
-			msg += " Fix: " + f.Fix
+			msg += ". Fix: " + f.Fix
 		}
 		run.CreateResultForRule(f.RuleID).
 			WithRuleIndex(index[f.RuleID]).
@@ -61,11 +69,20 @@ func (s *SARIF) Format(w io.Writer, r *lint.Result) error {
 			WithMessage(sarif.NewTextMessage(msg)).
 			AddLocation(sarif.NewLocationWithPhysicalLocation(
 				sarif.NewPhysicalLocation().
-					WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).
+					WithArtifactLocation(sarif.NewSimpleArtifactLocation(s.uri(start.File))).
 					WithRegion(region)))
 	}
 	rep.AddRun(run)
 	return rep.PrettyWrite(w)
+}
+
+// ruleName turns a rule ID into the PascalCase name SARIF viewers show.
+func ruleName(id string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '/' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
 }
 
 func level(s lint.Severity) string {

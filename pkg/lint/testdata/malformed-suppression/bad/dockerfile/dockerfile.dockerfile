@@ -1,0 +1,3 @@
+# want: malformed-suppression
+# kitsmith:ignore unpinned-base-image
+FROM ubuntu:24.04
