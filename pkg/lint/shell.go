@@ -217,7 +217,7 @@ var shellVars = map[string]bool{
 	"PS3": true, "PS4": true, "BASH": true, "BASH_VERSION": true, "BASH_SOURCE": true, "BASH_LINENO": true,
 	"BASH_REMATCH": true, "BASH_ARGV": true, "BASH_ARGC": true, "BASH_COMMAND": true, "BASH_SUBSHELL": true,
 	"BASH_VERSINFO": true, "EPOCHSECONDS": true, "EPOCHREALTIME": true, "COLUMNS": true, "LINES": true,
-	"MAPFILE": true, "COMP_WORDS": true, "COPROC": true,
+	"MAPFILE": true, "COMP_WORDS": true, "COPROC": true, "_": true,
 }
 
 // Reads returns the variables the script reads from its environment: every
