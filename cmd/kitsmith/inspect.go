@@ -25,6 +25,7 @@ type registryFlags struct {
 	insecure bool
 }
 
+// AddFlags registers the group's flags.
 func (r *registryFlags) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&r.insecure, "insecure-registry", false,
 		"bypass: reach a non-loopback registry over plain HTTP or unverified TLS (loopback registries use HTTP anyway)")
@@ -189,28 +190,7 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 		}
 	}
 
-	fmt.Fprintf(w, "\nKit (annotations from the %s, layers of %s):\n", annotationSource(in), in.Platform)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if in.Descriptor == nil {
-		fmt.Fprintf(tw, "  Descriptor:\tnone (%s)\n", in.DescriptorError)
-	} else {
-		d := in.Descriptor
-		for _, row := range [][2]string{
-			{"Kind", d.Kind}, {"Title", d.DisplayName}, {"Description", d.Description}, {"Author", d.Author},
-			{"Version", artifact.DescriptorVersion(d)}, {"Licenses", strings.Join(d.Licenses, ", ")}, {"Source", d.SourceURL},
-			{"Provides", strings.Join(d.Provides, ", ")}, {"Requires", strings.Join(d.Requires, ", ")},
-			{"Kits", kitRefs(d.Kits)}, {"Stem", in.Stem},
-		} {
-			if row[1] != "" {
-				fmt.Fprintf(tw, "  %s:\t%s\n", row[0], row[1])
-			}
-		}
-	}
-	if b := in.BuiltBy; b != nil {
-		fmt.Fprintf(tw, "  Built by:\t%s %s%s\n", b.Name, b.Version, parenthesized(b.Revision))
-	}
-	tw.Flush()
-
+	writeInspectKit(w, in)
 	if in.Descriptor != nil {
 		writeList(w, "Capabilities", in.Capabilities)
 		writeList(w, "Permission surface", strings.Split(strings.TrimSuffix(in.Surface.String(), "\n"), "\n"))
@@ -249,6 +229,32 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 		}
 	}
 	return nil
+}
+
+// writeInspectKit prints the descriptor's headline fields.
+func writeInspectKit(w io.Writer, in *artifact.Inspection) {
+	fmt.Fprintf(w, "\nKit (annotations from the %s, layers of %s):\n", annotationSource(in), in.Platform)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if in.Descriptor == nil {
+		fmt.Fprintf(tw, "  Descriptor:\tnone (%s)\n", in.DescriptorError)
+	} else {
+		d := in.Descriptor
+		for _, row := range [][2]string{
+			{"Kind", d.Kind}, {"Title", d.DisplayName}, {"Description", d.Description}, {"Author", d.Author},
+			{"Version", artifact.DescriptorVersion(d)}, {"Licenses", strings.Join(d.Licenses, ", ")}, {"Source", d.SourceURL},
+			{"Provides", strings.Join(d.Provides, ", ")}, {"Requires", strings.Join(d.Requires, ", ")},
+			{"Kits", kitRefs(d.Kits)}, {"Stem", in.Stem},
+		} {
+			if row[1] != "" {
+				fmt.Fprintf(tw, "  %s:\t%s\n", row[0], row[1])
+			}
+		}
+	}
+	if b := in.BuiltBy; b != nil {
+		fmt.Fprintf(tw, "  Built by:\t%s %s%s\n", b.Name, b.Version, parenthesized(b.Revision))
+	}
+	tw.Flush()
+
 }
 
 func annotationSource(in *artifact.Inspection) string {

@@ -3,6 +3,7 @@ package artifact
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -71,6 +72,17 @@ type CheckOption func(*checkOptions)
 type checkOptions struct {
 	resolver    KitResolver
 	resolverSet bool
+	// layers caches composed filesystems by layer list: platforms built
+	// from the same layers (COPY-only and declaration-only kits) are read
+	// once.
+	layers map[string]*composed
+}
+
+// composed is the outcome of reading one list of layers.
+type composed struct {
+	fs      *layerFS
+	skipped []int
+	err     error
 }
 
 // WithKitResolver sets how merged-set-declarations reaches the kits a
@@ -139,6 +151,7 @@ func (a *Artifact) Check(ctx context.Context, opts ...CheckOption) (*Report, err
 			Message: "the index lists no platform image manifest, so there is no kit to read: a kit index lists one image manifest per platform"})
 		return rep, nil
 	}
+	o.layers = map[string]*composed{}
 	for _, m := range st.manifests {
 		rep.Platforms = append(rep.Platforms, m.platform)
 		fs, err := a.checkManifest(ctx, st, m, o)
@@ -152,7 +165,7 @@ func (a *Artifact) Check(ctx context.Context, opts ...CheckOption) (*Report, err
 
 // checkManifest runs every check on one platform manifest.
 func (a *Artifact) checkManifest(ctx context.Context, st *structure, m *platformManifest, o checkOptions) ([]Finding, error) {
-	s := &checkState{ctx: ctx, st: st, m: m, ann: m.annotations(), resolver: o.resolver}
+	s := &checkState{ctx: ctx, st: st, m: m, ann: m.annotations(), resolver: o.resolver, layers: o.layers}
 	var out []Finding
 	emit := func(info CheckInfo, fs []Finding) {
 		for _, f := range fs {
@@ -196,6 +209,7 @@ type checkState struct {
 	skippedLayers []int
 	stems         []string
 	stem          string
+	layers        map[string]*composed
 }
 
 func fail(format string, args ...any) []Finding {
@@ -225,18 +239,29 @@ func (s *checkState) readLayers() error {
 	if len(s.m.manifest.Layers) == 0 {
 		return nil
 	}
-	fs, skipped, err := s.m.readFS(s.ctx)
-	s.skippedLayers = skipped
-	if err != nil {
-		if isIOError(err) {
-			return err
+	var key strings.Builder
+	for _, l := range s.m.manifest.Layers {
+		key.WriteString(l.Digest.String() + string(l.MediaType) + ",")
+	}
+	c, ok := s.layers[key.String()]
+	if !ok {
+		c = &composed{}
+		c.fs, c.skipped, c.err = s.m.readFS(s.ctx)
+		if c.err != nil && isIOError(c.err) {
+			return c.err
 		}
-		s.fsErr = err
+		if s.layers != nil {
+			s.layers[key.String()] = c
+		}
+	}
+	s.skippedLayers = c.skipped
+	if c.err != nil {
+		s.fsErr = c.err
 		return nil
 	}
-	s.fs = fs
-	s.stems = fs.stems()
-	s.stem = ownStem(fs, s.d, s.stems)
+	s.fs = c.fs
+	s.stems = c.fs.stems()
+	s.stem = ownStem(c.fs, s.d, s.stems)
 	return nil
 }
 

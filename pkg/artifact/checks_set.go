@@ -27,6 +27,7 @@ type registryResolver struct{ opts *options }
 
 var _ KitResolver = registryResolver{}
 
+// ResolveKit opens ref's repository at digest.
 func (r registryResolver) ResolveKit(ctx context.Context, ref, digest string) (*Artifact, error) {
 	parsed, err := name.ParseReference(ref, r.opts.nameOptions()...)
 	if err != nil {
