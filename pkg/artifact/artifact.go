@@ -87,12 +87,22 @@ func (o *options) remoteOptions(ctx context.Context) []remote.Option {
 		remote.WithAuthFromKeychain(o.keychain),
 		remote.WithUserAgent(version.Name + "/" + version.Get().Version),
 	}
-	if o.insecure {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // WithInsecureRegistry asked for it.
+	if t := o.transport(); t != nil {
 		ropts = append(ropts, remote.WithTransport(t))
 	}
 	return ropts
+}
+
+// transport is the HTTP transport WithInsecureRegistry asks for: one that
+// does not verify certificates. It is nil (go-containerregistry's default)
+// otherwise.
+func (o *options) transport() *http.Transport {
+	if !o.insecure {
+		return nil
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // WithInsecureRegistry asked for it.
+	return t
 }
 
 // Open reads the kit image at ref: a registry reference

@@ -394,6 +394,16 @@ func TestCheck(t *testing.T) {
 			},
 			want: each("fail image-config"),
 		},
+		{
+			name: "config over the read limit",
+			artifact: func(t testing.TB) *artifact.Artifact {
+				return withImages(t, at.Mixin(t), func(_ int, img v1.Image) v1.Image {
+					return editManifest(t, img, func(m map[string]any) { m["config"].(map[string]any)["size"] = 9 << 20 })
+				})
+			},
+			want:     each("fail image-config"),
+			contains: []string{"over the read limit"},
+		},
 		// overlay-home-ownership
 		{
 			name: "mixin ships /home owned by the agent",
