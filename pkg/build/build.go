@@ -52,6 +52,7 @@ type PublishError struct {
 	Report *spec.Report
 }
 
+// Error lists the errors with their positions.
 func (e *PublishError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kit %s cannot be published (%d error", e.Kit, len(e.Report.Errors))
@@ -73,6 +74,7 @@ type CheckError struct {
 	Report *artifact.Report
 }
 
+// Error lists the failed checks.
 func (e *CheckError) Error() string {
 	var b strings.Builder
 	n := 0

@@ -110,8 +110,9 @@ func isAttestation(d v1.Descriptor) bool {
 type Metadata struct {
 	// SchemaVersion is the version of this shape, 1.
 	SchemaVersion int `json:"schemaVersion"`
-	// Kit is the kit's stem and Kind its published kind.
-	Kit  string `json:"kit"`
+	// Kit is the kit's stem.
+	Kit string `json:"kit"`
+	// Kind is its published kind, workload or mixin.
 	Kind string `json:"kind"`
 	// Index is the image index.
 	Index MetadataDescriptor `json:"index"`
@@ -125,16 +126,22 @@ type Metadata struct {
 
 // MetadataDescriptor is a content descriptor in Metadata.
 type MetadataDescriptor struct {
+	// MediaType is the content's media type.
 	MediaType string `json:"mediaType"`
-	Digest    string `json:"digest"`
-	Size      int64  `json:"size"`
+	// Digest is its digest (sha256:…).
+	Digest string `json:"digest"`
+	// Size is its size in bytes.
+	Size int64 `json:"size"`
 }
 
 // MetadataManifest is a platform manifest in Metadata.
 type MetadataManifest struct {
+	// Platform is e.g. "linux/amd64".
 	Platform string `json:"platform"`
-	Digest   string `json:"digest"`
-	Size     int64  `json:"size"`
+	// Digest is the manifest digest.
+	Digest string `json:"digest"`
+	// Size is the manifest size in bytes.
+	Size int64 `json:"size"`
 }
 
 // Metadata returns the result in the metadata file's shape.
