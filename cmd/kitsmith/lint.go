@@ -252,10 +252,14 @@ func (o *lintOptions) kitPaths() ([]string, error) {
 	}
 	for _, p := range o.paths {
 		fi, err := os.Stat(p)
-		if err != nil {
-			if o.files && errors.Is(err, fs.ErrNotExist) {
-				continue // a deleted file
+		if err != nil && o.files && errors.Is(err, fs.ErrNotExist) {
+			// A deleted file: its kit, if it still exists, changed.
+			if kit, ok := enclosingKit(existingParent(p), true); ok {
+				add(kit)
 			}
+			continue
+		}
+		if err != nil {
 			return nil, fmt.Errorf("lint %s: %w", p, err)
 		}
 		switch {
@@ -305,6 +309,21 @@ func enclosingKit(p string, isDir bool) (string, bool) {
 			return "", false
 		}
 		dir = filepath.Dir(dir)
+	}
+}
+
+// existingParent returns the nearest directory of p that exists.
+func existingParent(p string) string {
+	dir := filepath.Dir(p)
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		dir = parent
 	}
 }
 
