@@ -194,7 +194,9 @@ func shellLikeFile(p string) bool {
 
 // Script is a parsed shell script with a mapping back to the descriptor.
 type Script struct {
-	File   *syntax.File
+	// File is the parsed script.
+	File *syntax.File
+	// Source is the script as written, ${{ … }} placeholders included.
 	Source string
 	pos    func(line, col int) spec.Pos
 }

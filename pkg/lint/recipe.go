@@ -19,10 +19,11 @@ type cursor struct{ line, off int }
 type RecipeVar struct {
 	// Instruction is "ENV" or "ARG".
 	Instruction string
-	Name        string
-	// Value is the value as written (quotes kept); HasValue is false for
-	// an ARG without a default.
-	Value    string
+	// Name is the variable's name.
+	Name string
+	// Value is the value as written (quotes kept).
+	Value string
+	// HasValue is false for an ARG without a default.
 	HasValue bool
 	// NameRange and ValueRange locate the name and the value in the file.
 	NameRange, ValueRange spec.Range

@@ -200,6 +200,7 @@ func isNumber(s string) bool {
 
 // VarRef is a read of a shell variable.
 type VarRef struct {
+	// Name is the variable's name.
 	Name string
 	// Pos is where the expansion starts (its $, or the name in an
 	// arithmetic expression); End is where it ends.
@@ -306,6 +307,7 @@ func isVarName(s string) bool {
 
 // Assignment is a variable the script sets.
 type Assignment struct {
+	// Name is the variable's name.
 	Name string
 	// Pos is where the name is.
 	Pos syntax.Pos

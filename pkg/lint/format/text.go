@@ -11,6 +11,7 @@ import (
 // Text writes compiler-style lines, "file:line:col: severity: message
 // [rule-id]", each followed by the source line and a caret, then a summary.
 type Text struct {
+	// Sources provides the source lines of excerpts; nil omits them.
 	Sources Sources
 }
 
