@@ -130,35 +130,7 @@ func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- Even
 	}
 	defer os.RemoveAll(tmp)
 
-	var b *built
-	switch {
-	case k.Form == spec.FormSet || len(k.Descriptor.Kits) > 0 || k.Descriptor.Kind == spec.KindSet:
-		if opts.Provenance {
-			return nil, errors.New("--attest provenance is not available for a kind: set, which is merged in-process from its kits' images")
-		}
-		b, err = buildSet(ctx, p, k, opts)
-	case k.Recipe == nil && !opts.Provenance:
-		b, err = buildDeclarationOnly(ctx, p, k, opts)
-	default:
-		pub, warnings, perr := publishKit(ctx, p, k, opts)
-		if perr != nil {
-			return nil, perr
-		}
-		fe := newFrontend(k, pub, opts)
-		if err := fe.precheck(); err != nil {
-			return nil, err
-		}
-		if s == nil {
-			why := "its content recipe is solved by BuildKit"
-			if k.Recipe == nil {
-				why = "a provenance attestation is made by BuildKit"
-			}
-			return nil, fmt.Errorf("building %s: %w: %s", k.Path, ErrNoSolver, why)
-		}
-		if b, err = buildWithBuildKit(ctx, p, s, fe, tmp); err == nil {
-			b.warnings = warnings
-		}
-	}
+	b, err := buildRoute(ctx, p, s, k, opts, tmp)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +138,52 @@ func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- Even
 	if err != nil {
 		return nil, err
 	}
+	if res.Check, err = check(ctx, p, b, opts); err != nil {
+		return nil, err
+	}
+	if res.Written, err = writeOutputs(ctx, p, b.index, opts); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
 
+// buildRoute builds k by the route its form asks for.
+func buildRoute(ctx context.Context, p progress, s Solver, k *spec.Kit, opts *options, tmp string) (*built, error) {
+	switch {
+	case k.Form == spec.FormSet || len(k.Descriptor.Kits) > 0 || k.Descriptor.Kind == spec.KindSet:
+		if opts.Provenance {
+			return nil, errors.New("--attest provenance is not available for a kind: set, which is merged in-process from its kits' images")
+		}
+		return buildSet(ctx, p, k, opts)
+	case k.Recipe == nil && !opts.Provenance:
+		return buildDeclarationOnly(ctx, p, k, opts)
+	}
+	pub, warnings, err := publishKit(ctx, p, k, opts)
+	if err != nil {
+		return nil, err
+	}
+	fe := newFrontend(k, pub, opts)
+	if err := fe.precheck(); err != nil {
+		return nil, err
+	}
+	if s == nil {
+		why := "its content recipe is solved by BuildKit"
+		if k.Recipe == nil {
+			why = "a provenance attestation is made by BuildKit"
+		}
+		return nil, fmt.Errorf("building %s: %w: %s", k.Path, ErrNoSolver, why)
+	}
+	b, err := buildWithBuildKit(ctx, p, s, fe, tmp)
+	if err != nil {
+		return nil, err
+	}
+	b.warnings = warnings
+	return b, nil
+}
+
+// check runs the conformance checks on the built artifact; a failure is a
+// *CheckError.
+func check(ctx context.Context, p progress, b *built, opts *options) (*artifact.Report, error) {
 	done := p.step(ctx, "check", "[kitsmith] check the kit image against SPEC-v3")
 	var co []artifact.CheckOption
 	if b.route == RouteSet {
@@ -182,18 +199,13 @@ func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- Even
 		done(err)
 		return nil, err
 	}
-	res.Check = rep
 	if rep.Failed() {
 		err := &CheckError{Report: rep}
 		done(err)
 		return nil, err
 	}
 	done(nil)
-
-	if res.Written, err = writeOutputs(ctx, p, b.index, opts); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return rep, nil
 }
 
 // built is what a route produced: the image index and what it was built

@@ -60,65 +60,26 @@ func assembleSetImage(ordered []*member, i int, staged v1.Layer, kind string, op
 // kept only when exactly one member states them.
 func mergeConfigs(stack []*member, configs []v1.Config, kind string) (v1.Config, error) {
 	var out v1.Config
-	env := map[string]string{}
-	var envOrder []string
-	envOwner := map[string]string{}
-	setEnv := func(k, v, who string) error {
-		if old, had := env[k]; had && old != v {
-			if k != "PATH" {
-				return fmt.Errorf("%s and %s set %s to different values (%q, %q); a merged kit has one value", envOwner[k], who, k, old, v)
-			}
-		}
-		if _, had := env[k]; !had {
-			envOrder = append(envOrder, k)
-			envOwner[k] = who
-		}
-		env[k] = v
-		return nil
-	}
+	env := envFold{values: map[string]string{}, owner: map[string]string{}}
 	start := 0
 	if kind == spec.KindWorkload {
 		c := configs[0]
 		out = v1.Config{Entrypoint: c.Entrypoint, Cmd: c.Cmd, User: c.User, WorkingDir: c.WorkingDir, StopSignal: c.StopSignal,
 			Labels: maps.Clone(c.Labels), ExposedPorts: maps.Clone(c.ExposedPorts), Volumes: maps.Clone(c.Volumes)}
-		for _, kv := range c.Env {
-			k, v, _ := strings.Cut(kv, "=")
-			if err := setEnv(k, v, stack[0].ref); err != nil {
-				return out, err
-			}
+		if err := env.add(c.Env, stack[0].ref, false); err != nil {
+			return out, err
 		}
 		start = 1
 	}
 	var contracts []v1.Config
 	for j := start; j < len(configs); j++ {
-		c, who := configs[j], stack[j].ref
-		for _, kv := range c.Env {
-			k, v, _ := strings.Cut(kv, "=")
-			if k == "PATH" {
-				v = joinPath(env["PATH"], v)
-			}
-			if err := setEnv(k, v, who); err != nil {
-				return out, err
-			}
+		c := configs[j]
+		if err := env.add(c.Env, stack[j].ref, true); err != nil {
+			return out, err
 		}
-		for k, v := range c.Labels {
-			if out.Labels == nil {
-				out.Labels = map[string]string{}
-			}
-			out.Labels[k] = v
-		}
-		for k := range c.ExposedPorts {
-			if out.ExposedPorts == nil {
-				out.ExposedPorts = map[string]struct{}{}
-			}
-			out.ExposedPorts[k] = struct{}{}
-		}
-		for k := range c.Volumes {
-			if out.Volumes == nil {
-				out.Volumes = map[string]struct{}{}
-			}
-			out.Volumes[k] = struct{}{}
-		}
+		out.Labels = union(out.Labels, c.Labels)
+		out.ExposedPorts = union(out.ExposedPorts, c.ExposedPorts)
+		out.Volumes = union(out.Volumes, c.Volumes)
 		if len(c.Entrypoint) > 0 || len(c.Cmd) > 0 || c.User != "" || c.WorkingDir != "" {
 			contracts = append(contracts, c)
 		}
@@ -127,26 +88,80 @@ func mergeConfigs(stack []*member, configs []v1.Config, kind string) (v1.Config,
 		c := contracts[0]
 		out.Entrypoint, out.Cmd, out.User, out.WorkingDir = c.Entrypoint, c.Cmd, c.User, c.WorkingDir
 	}
-	exported := map[string]string{}
-	exporter := map[string]string{}
+	if err := env.export(stack); err != nil {
+		return out, err
+	}
+	out.Env = env.list()
+	return out, nil
+}
+
+// union adds the entries of b to a (later ones win).
+func union[V any](a, b map[string]V) map[string]V {
+	if len(b) == 0 {
+		return a
+	}
+	if a == nil {
+		a = map[string]V{}
+	}
+	maps.Copy(a, b)
+	return a
+}
+
+// envFold accumulates the merged environment, in first-set order.
+type envFold struct {
+	values map[string]string
+	owner  map[string]string
+	order  []string
+}
+
+// add sets a member's variables; with overlay, PATH holds elements to
+// append. Another value for a variable already set is an error.
+func (e *envFold) add(env []string, who string, overlay bool) error {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		old, had := e.values[k]
+		switch {
+		case k == "PATH" && overlay:
+			v = joinPath(old, v)
+		case had && old != v:
+			return fmt.Errorf("%s and %s set %s to different values (%q, %q); a merged kit has one value", e.owner[k], who, k, old, v)
+		}
+		if !had {
+			e.order = append(e.order, k)
+			e.owner[k] = who
+		}
+		e.values[k] = v
+	}
+	return nil
+}
+
+// export sets the variables the members' args export (arg env:), over
+// what the images say.
+func (e *envFold) export(stack []*member) error {
+	exported, exporter := map[string]string{}, map[string]string{}
 	for _, m := range stack {
 		for _, k := range slices.Sorted(maps.Keys(m.env)) {
 			if old, had := exported[k]; had && old != m.env[k] {
-				return out, fmt.Errorf("%s and %s export %s as %q and %q; give them the same value", exporter[k], m.ref, k, old, m.env[k])
+				return fmt.Errorf("%s and %s export %s as %q and %q; give them the same value", exporter[k], m.ref, k, old, m.env[k])
 			}
 			exported[k], exporter[k] = m.env[k], m.ref
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(exported)) {
-		if _, had := env[k]; !had {
-			envOrder = append(envOrder, k)
+		if _, had := e.values[k]; !had {
+			e.order = append(e.order, k)
 		}
-		env[k] = exported[k]
+		e.values[k] = exported[k]
 	}
-	for _, k := range envOrder {
-		out.Env = append(out.Env, k+"="+env[k])
+	return nil
+}
+
+func (e *envFold) list() []string {
+	out := make([]string, 0, len(e.order))
+	for _, k := range e.order {
+		out = append(out, k+"="+e.values[k])
 	}
-	return out, nil
+	return out
 }
 
 // joinPath appends the elements of add missing from base.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/big"
 	"path"
 	"reflect"
 	"slices"
@@ -322,7 +323,7 @@ func (m *capMerger) add(c contribution, e spec.Capability) error {
 		}
 		prev.Config = cfg
 	default:
-		if !sameConfig(prev.Config, e.Config) {
+		if !sameConfig(prev.Config, e.Config) && !(prev.Type == e.Type && e.Type == spec.TypeVolume && sameVolume(prev.Config, e.Config)) {
 			return fmt.Errorf("%s and %s both declare %s%s with different configs; a merged kit holds one, so make them agree or drop one",
 				m.keyOwner[key], who, e.Type, describeKey(key))
 		}
@@ -351,6 +352,57 @@ func sameConfig(a, b map[string]any) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
+}
+
+// sameVolume reports two volume@1 requests that ask for the same volume
+// (volume@1/matching-requests-merge): one cleaned path, tmpfs alike, modes
+// equal without leading zeros, sizes equal in bytes.
+func sameVolume(a, b map[string]any) bool {
+	var va, vb spec.Volume
+	if spec.DecodeConfig(a, &va) != nil || spec.DecodeConfig(b, &vb) != nil {
+		return false
+	}
+	if path.Clean(va.Path) != path.Clean(vb.Path) || va.Tmpfs != vb.Tmpfs ||
+		strings.TrimLeft(va.Mode, "0") != strings.TrimLeft(vb.Mode, "0") || (va.Mode == "") != (vb.Mode == "") {
+		return false
+	}
+	if va.Size == "" || vb.Size == "" {
+		return va.Size == vb.Size
+	}
+	sa, okA := volumeBytes(va.Size)
+	sb, okB := volumeBytes(vb.Size)
+	return okA && okB && sa.Cmp(sb) == 0
+}
+
+// volumeBytes parses a volume size (a decimal number and a unit whose
+// first letter is k, m, g or t, powers of 1024; "i" and "b" ignored) as an
+// exact number of bytes.
+func volumeBytes(s string) (*big.Rat, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.TrimSpace(s[i:])
+	}
+	n, ok := new(big.Rat).SetString(num)
+	if !ok || num == "" {
+		return nil, false
+	}
+	exp := 0
+	if unit != "" {
+		exp = strings.IndexByte("kmgt", unit[0]) + 1
+		rest := strings.TrimLeft(unit[1:], "i")
+		if exp == 0 || (rest != "" && rest != "b") {
+			if unit != "b" {
+				return nil, false
+			}
+			exp = 0
+		}
+	}
+	for range exp {
+		n.Mul(n, big.NewRat(1024, 1))
+	}
+	return n, true
 }
 
 // mergeKey is the identity under which entries merge (SPEC-v3 §7.2 dedup

@@ -6,7 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/google/go-containerregistry/pkg/v1"
 	ocispecs "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 func TestMakeOptions(t *testing.T) {
@@ -232,5 +236,76 @@ func TestStagedDirs(t *testing.T) {
 	want := []string{"/usr", "/usr/share", "/usr/share/sandbox", "/usr/share/sandbox/kit", "/usr/share/sandbox/kit/a", "/usr/share/sandbox/kit/a/context-0"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestMergeConfigs(t *testing.T) {
+	m := func(ref string, env map[string]string) *member { return &member{ref: ref, env: env} }
+	tests := []struct {
+		name    string
+		stack   []*member
+		configs []v1.Config
+		kind    string
+		want    v1.Config
+		err     string
+	}{
+		{
+			name:  "workload anchors, mixins add",
+			stack: []*member{m("w", nil), m("a", map[string]string{"TOKEN_FILE": "/run/t"}), m("b", nil)},
+			configs: []v1.Config{
+				{Entrypoint: []string{"/bin/agent"}, User: "agent", Env: []string{"PATH=/usr/bin:/bin", "HOME=/home/agent"}, Labels: map[string]string{"l": "w"}},
+				{Entrypoint: []string{"/ignored"}, Env: []string{"PATH=/opt/a/bin", "A=1"}, ExposedPorts: map[string]struct{}{"80/tcp": {}}},
+				{Env: []string{"PATH=/opt/b/bin:/usr/bin"}, Labels: map[string]string{"l": "b"}, Volumes: map[string]struct{}{"/data": {}}},
+			},
+			kind: spec.KindWorkload,
+			want: v1.Config{Entrypoint: []string{"/bin/agent"}, User: "agent",
+				Env:    []string{"PATH=/usr/bin:/bin:/opt/a/bin:/opt/b/bin", "HOME=/home/agent", "A=1", "TOKEN_FILE=/run/t"},
+				Labels: map[string]string{"l": "b"}, ExposedPorts: map[string]struct{}{"80/tcp": {}}, Volumes: map[string]struct{}{"/data": {}}},
+		},
+		{
+			name:    "conflicting variable",
+			stack:   []*member{m("w", nil), m("a", nil)},
+			configs: []v1.Config{{Env: []string{"EDITOR=vi"}}, {Env: []string{"EDITOR=nano"}}},
+			kind:    spec.KindWorkload,
+			err:     "w and a set EDITOR to different values",
+		},
+		{
+			name:    "one mixin states a contract",
+			stack:   []*member{m("a", nil), m("b", nil)},
+			configs: []v1.Config{{Cmd: []string{"tool"}}, {Env: []string{"B=1"}}},
+			kind:    spec.KindMixin,
+			want:    v1.Config{Cmd: []string{"tool"}, Env: []string{"B=1"}},
+		},
+		{
+			name:    "two mixins state contracts",
+			stack:   []*member{m("a", nil), m("b", nil)},
+			configs: []v1.Config{{Cmd: []string{"tool"}}, {User: "x"}},
+			kind:    spec.KindMixin,
+			want:    v1.Config{},
+		},
+		{
+			name:    "exports disagree",
+			stack:   []*member{m("a", map[string]string{"X": "1"}), m("b", map[string]string{"X": "2"})},
+			configs: []v1.Config{{}, {}},
+			kind:    spec.KindMixin,
+			err:     "a and b export X",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := mergeConfigs(tc.stack, tc.configs, tc.kind)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error = %v, want one mentioning %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
