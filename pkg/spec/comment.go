@@ -34,7 +34,7 @@ func ExtractComment(src []byte) (yaml []byte, lines []LineOrigin, ok bool) {
 	}
 	var out bytes.Buffer
 	for i := start + 1; i < len(all); i++ {
-		line := bytes.TrimRight(all[i], "\r")
+		line := bytes.TrimSuffix(all[i], []byte("\r"))
 		if !bytes.HasPrefix(line, []byte("#")) {
 			break
 		}

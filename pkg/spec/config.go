@@ -16,6 +16,11 @@ func DecodeConfig(config map[string]any, out any) error {
 	if err != nil {
 		return fmt.Errorf("encoding config: %w", err)
 	}
+	return decodeConfigJSON(b, out)
+}
+
+// decodeConfigJSON decodes a config already encoded as JSON.
+func decodeConfigJSON(b []byte, out any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(out); err != nil {
@@ -88,6 +93,29 @@ func (e NetworkEntry) Bounded() bool { return len(e.Methods) > 0 || len(e.Paths)
 
 // Phases is a phase or a list of phases ("install", "runtime").
 type Phases []string
+
+// phasesOf reads a phase value of the JSON data model as DecodeConfig
+// would: absent or null is no phase, a string one, a list of strings
+// several; anything else does not decode.
+func phasesOf(v any) (Phases, bool) {
+	switch v := v.(type) {
+	case nil:
+		return nil, true
+	case string:
+		return Phases{v}, true
+	case []any:
+		out := make(Phases, 0, len(v))
+		for _, x := range v {
+			s, ok := x.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	}
+	return nil, false
+}
 
 // UnmarshalJSON accepts a string or a list of strings.
 func (p *Phases) UnmarshalJSON(b []byte) error {

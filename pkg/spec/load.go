@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -260,23 +258,7 @@ func decode(k *Kit, src []byte, lines []LineOrigin) {
 
 // decodeDescriptor fills a Descriptor from the JSON data model, leaving
 // fields of the wrong type zero (the schema reports them).
-func decodeDescriptor(v any) *Descriptor {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	var d Descriptor
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&d); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			return nil
-		}
-		// json.Unmarshal keeps going after a type error, so d holds every
-		// field that had the right type.
-	}
-	return &d
-}
+func decodeDescriptor(v any) *Descriptor { return descriptorFrom(v) }
 
 // recipe finds the companion recipe of a YAML descriptor.
 func (l *loader) recipe(k *Kit, file string) {

@@ -102,7 +102,7 @@ func TestLoadForms(t *testing.T) {
 			files:    map[string]string{"motd/motd.yaml": minimalMixin + "build: |\n  FROM scratch\n  COPY x /\n"},
 			wantForm: FormInline, wantStem: "motd", wantText: "FROM scratch\nCOPY x /\n"},
 		{name: "comment descriptor", path: "hello/hello.dockerfile",
-			files: map[string]string{"hello/hello.dockerfile": "# syntax=docker/sandbox-kit:3\n# kit:\n#   schemaVersion: \"3\"\n#   kind: workload\nFROM scratch\nCMD [\"/hello\"]\n"},
+			files:    map[string]string{"hello/hello.dockerfile": "# syntax=docker/sandbox-kit:3\n# kit:\n#   schemaVersion: \"3\"\n#   kind: workload\nFROM scratch\nCMD [\"/hello\"]\n"},
 			wantForm: FormComment, wantStem: "hello", wantRecipe: "hello.dockerfile",
 			wantText: "# (syntax directive consumed by the kit frontend)\n# kit:\n#   schemaVersion: \"3\"\n#   kind: workload\nFROM scratch\nCMD [\"/hello\"]\n"},
 		{name: "set", path: "team",
@@ -164,6 +164,15 @@ func TestLoadCommentDescriptor(t *testing.T) {
 	}
 }
 
+// badInput is one case of TestLoadBadInput.
+type badInput struct {
+	name  string
+	files map[string]string
+	links map[string]string // name → target
+	big   bool              // add a 50 MB descriptor
+	want  diagnostic
+}
+
 // Bad input: each case gets exactly one clear, positioned error, in
 // bounded time and memory, and never a panic.
 func TestLoadBadInput(t *testing.T) {
@@ -172,17 +181,18 @@ func TestLoadBadInput(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("FROM scratch\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, tc := range badInputs(secret) {
+		t.Run(tc.name, func(t *testing.T) { runBadInput(t, tc) })
+	}
+}
+
+// badInputs lists the cases; secret is a file outside every kit.
+func badInputs(secret string) []badInput {
 	bomb := minimalMixin + "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
 	for i := 1; i < 10; i++ {
 		bomb += "a" + itoa(i) + ": &a" + itoa(i) + " [" + strings.TrimSuffix(strings.Repeat("*a"+itoa(i-1)+", ", 9), ", ") + "]\n"
 	}
-	tests := []struct {
-		name  string
-		files map[string]string
-		links map[string]string // name → target
-		big   bool              // add a 50 MB descriptor
-		want  diagnostic
-	}{
+	return []badInput{
 		{name: "malformed YAML", files: map[string]string{"k.yaml": minimalMixin + "provides: [gh\n"},
 			want: diagnostic{Code: "yaml-syntax", Pos: "4:1"}},
 		{name: "alias bomb", files: map[string]string{"k.yaml": bomb},
@@ -227,45 +237,45 @@ func TestLoadBadInput(t *testing.T) {
 		{name: "named recipe is a directory", files: map[string]string{"k.yaml": minimalMixin + "dockerfile: sub\n", "sub/x": ""},
 			want: diagnostic{Code: "file-escapes", Ref: "SPEC-v3 §4/dockerfile-inside-context", Field: "dockerfile", Pos: "4:13"}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "k")
-			for name, body := range tc.files {
-				writeFile(t, filepath.Join(dir, name), []byte(body))
-			}
-			for name, target := range tc.links {
-				if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
-					t.Skipf("symlinks: %v", err)
-				}
-			}
-			if tc.big {
-				writeBig(t, filepath.Join(dir, "k.yaml"), 50<<20)
-			}
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			start := time.Now()
-			k, err := LoadPath(dir)
-			if err != nil {
-				t.Fatalf("LoadPath: %v", err)
-			}
-			r := k.Validate()
-			elapsed := time.Since(start)
-			runtime.ReadMemStats(&after)
-			got, msgs := diagnostics(r, nil)
-			for i := range got {
-				got[i].Fix = ""
-			}
-			if diff := cmp.Diff([]diagnostic{tc.want}, got); diff != "" {
-				t.Errorf("diagnostics (-want +got):\n%s\nmessages: %q", diff, msgs)
-			}
-			if elapsed > 5*time.Second {
-				t.Errorf("took %v", elapsed)
-			}
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
-				t.Errorf("allocated %d MB", alloc>>20)
-			}
-		})
+}
+
+func runBadInput(t *testing.T, tc badInput) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "k")
+	for name, body := range tc.files {
+		writeFile(t, filepath.Join(dir, name), []byte(body))
+	}
+	for name, target := range tc.links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Skipf("symlinks: %v", err)
+		}
+	}
+	if tc.big {
+		writeBig(t, filepath.Join(dir, "k.yaml"), 50<<20)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	k, err := LoadPath(dir)
+	if err != nil {
+		t.Fatalf("LoadPath: %v", err)
+	}
+	r := k.Validate()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	got, msgs := diagnostics(r, nil)
+	for i := range got {
+		got[i].Fix = ""
+	}
+	if diff := cmp.Diff([]diagnostic{tc.want}, got); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s\nmessages: %q", diff, msgs)
+	}
+	if elapsed > 5*time.Second {
+		t.Errorf("took %v", elapsed)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("allocated %d MB", alloc>>20)
 	}
 }
 

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -20,6 +19,9 @@ import (
 type schemaSet struct {
 	root     *jsonschema.Schema
 	compiler *jsonschema.Compiler
+	// byType holds the entry rules of each well-known type, applied by
+	// entryChecks (see schemadispatch.go).
+	byType map[string]*jsonschema.Schema
 }
 
 // compiledSchema compiles the embedded schema once per process; the result
@@ -29,6 +31,7 @@ var compiledSchema = sync.OnceValues(compileSchema)
 func compileSchema() (*schemaSet, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	var dispatch map[string]string
 	err := fs.WalkDir(schemas.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
 			return err
@@ -42,6 +45,9 @@ func compileSchema() (*schemaSet, error) {
 		if err != nil {
 			return fmt.Errorf("schema %s: %w", p, err)
 		}
+		if p == schemas.Root {
+			dispatch = splitEntryChain(doc)
+		}
 		return c.AddResource(schemas.BaseURL+p, doc)
 	})
 	if err != nil {
@@ -51,7 +57,15 @@ func compileSchema() (*schemaSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling embedded schema: %w", err)
 	}
-	return &schemaSet{root: root, compiler: c}, nil
+	set := &schemaSet{root: root, compiler: c, byType: map[string]*jsonschema.Schema{}}
+	for typ, key := range dispatch {
+		sch, err := c.Compile(schemas.BaseURL + schemas.Root + "#/$defs/" + dispatchKey + "/" + key)
+		if err != nil {
+			return nil, fmt.Errorf("compiling embedded schema: %w", err)
+		}
+		set.byType[typ] = sch
+	}
+	return set, nil
 }
 
 // lookup returns the compiled schema at an absolute location (cached by the
@@ -79,15 +93,19 @@ func checkSchema(doc *document, v any) Errors {
 	var leaves []*jsonschema.ValidationError
 	for round := 0; round < 4; round++ {
 		leaves = leaves[:0]
-		verr := s.root.Validate(v)
-		if verr == nil {
+		if verr := s.root.Validate(v); verr != nil {
+			ve, ok := verr.(*jsonschema.ValidationError)
+			if !ok {
+				return Errors{{Code: "internal", Msg: verr.Error(), Err: verr}}
+			}
+			leaves = bestLeaves(ve)
+		}
+		for _, ve := range s.entryChecks(v) {
+			leaves = append(leaves, bestLeaves(ve)...)
+		}
+		if len(leaves) == 0 {
 			return nil
 		}
-		ve, ok := verr.(*jsonschema.ValidationError)
-		if !ok {
-			return Errors{{Code: "internal", Msg: verr.Error(), Err: verr}}
-		}
-		leaves = bestLeaves(ve)
 		if !coerce(doc, v, leaves) {
 			break
 		}
@@ -371,262 +389,4 @@ func valueAt(root any, loc []string) any {
 		}
 	}
 	return cur
-}
-
-// schemaError turns one leaf violation into positioned errors with a
-// message that says what to change.
-func schemaError(s *schemaSet, doc *document, root any, l *jsonschema.ValidationError) Errors {
-	loc := l.InstanceLocation
-	f := fieldOf(root, loc)
-	at := func(toks []string, onKey bool) Range {
-		key, val, ok := doc.find(toks)
-		if onKey && ok && key != nil {
-			return doc.rangeOf(key)
-		}
-		if val == nil {
-			return Range{Start: Pos{File: doc.file}}
-		}
-		return doc.rangeOf(val)
-	}
-	what := describeField(f)
-	e := &Error{Range: at(loc, false), Field: f, Code: "schema", Ref: refFor(loc, l)}
-	switch k := l.ErrorKind.(type) {
-	case *kind.AdditionalProperties:
-		var out Errors
-		allowed := allowedKeys(s, l.SchemaURL)
-		for _, p := range k.Properties {
-			toks := append(append([]string{}, loc...), p)
-			msg := fmt.Sprintf("unknown field %q in %s", p, what)
-			if hint := fieldHint(loc, p, allowed); hint != "" {
-				msg += "; " + hint
-			}
-			out = append(out, &Error{Range: at(toks, true), Field: fieldOf(root, toks), Code: "unknown-field", Ref: e.Ref, Msg: msg})
-		}
-		return out
-	case *kind.Required:
-		why := ""
-		if strings.Contains(l.SchemaURL, "/then") {
-			// a conditional requirement: say why, from the schema
-			if d := describeSchema(s, l.SchemaURL); d != "" {
-				why = ": " + d
-			}
-		}
-		var out Errors
-		for _, m := range k.Missing {
-			toks := append(append([]string{}, loc...), m)
-			if why == "" && requiredHints[m] != "" {
-				why = "; " + requiredHints[m]
-			}
-			out = append(out, &Error{Range: at(loc, true), Field: fieldOf(root, toks), Code: "missing-field", Ref: e.Ref,
-				Msg: fmt.Sprintf("%s is missing required field %q%s", what, m, why)})
-		}
-		return out
-	case *kind.Type:
-		e.Code = "wrong-type"
-		e.Msg = fmt.Sprintf("%s must be %s, not %s", what, typeList(k.Want), article(k.Got))
-		if k.Got == "null" {
-			e.Msg = fmt.Sprintf("%s is null; write %s, or remove the key", what, typeList(k.Want))
-		}
-		switch {
-		case k.Got == "string" && (contains(k.Want, "integer") || contains(k.Want, "number")):
-			e.Msg += "; write the number without quotes"
-		case k.Got == "string" && contains(k.Want, "boolean"):
-			e.Msg += "; write true or false without quotes"
-		case contains(k.Want, "string") && (k.Got == "number" || k.Got == "integer" || k.Got == "boolean"):
-			e.Msg += "; quote the value"
-		case contains(k.Want, "array") && len(k.Want) == 1:
-			e.Msg += "; write a list, as in [a, b]"
-		case k.Got == "object" && len(loc) == 6 && loc[0] == "capabilities" && loc[2] == "config" &&
-			valueAt(root, loc[:2]) != nil && valueAt(root, append(append([]string{}, loc[:2]...), "type")) == TypeNetworkPolicy:
-			e.Msg += "; network-policy@1 lists hosts as strings, and bounded entries need network-policy@2"
-		}
-	case *kind.Enum:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s is %s; it must be one of %s", what, display(k.Got), displayList(k.Want))
-	case *kind.Const:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s is %s; it must be %s", what, display(k.Got), display(k.Want))
-	case *kind.Pattern:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s %q is not valid: %s", what, k.Got, patternHint(s, l.SchemaURL, k.Want))
-	case *kind.FalseSchema:
-		e.Code = "unknown-field"
-		e.Range = at(loc, true)
-		e.Msg = falseSchemaMsg(root, loc, what)
-	case *kind.MinItems:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s must have at least %d item%s", what, k.Want, plural(k.Want))
-	case *kind.MaxItems:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s must have at most %d item%s", what, k.Want, plural(k.Want))
-	case *kind.MinProperties:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s must state at least %d field%s", what, k.Want, plural(k.Want))
-	case *kind.UniqueItems:
-		e.Code = "duplicate-item"
-		e.Msg = fmt.Sprintf("%s lists the same value twice (items %d and %d); remove the repeat", what, k.Duplicates[0], k.Duplicates[1])
-	case *kind.MinLength:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s must not be empty", what)
-	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s %s", what, l.ErrorKind.LocalizedString(defaultPrinter))
-	case *kind.Not:
-		e.Code = "invalid-value"
-		e.Msg = notMsg(s, l.SchemaURL, what, valueAt(root, loc))
-		if sch := s.lookup(l.SchemaURL); sch != nil && sch.Not != nil && len(sch.Not.Required) == 1 {
-			// "not: {required: [k]}": the key k may not be stated here.
-			key := sch.Not.Required[0]
-			toks := append(append([]string{}, loc...), key)
-			e.Code = "unknown-field"
-			e.Field = fieldOf(root, toks)
-			e.Range = at(toks, true)
-			e.Msg = falseSchemaMsg(root, toks, describeField(e.Field))
-		}
-	case *kind.PropertyNames:
-		// jsonschema reports a wrong instance location for propertyNames;
-		// find the object holding the key instead.
-		loc = findKeyOwner(root, k.Property, propertyOf(l.SchemaURL))
-		f = fieldOf(root, loc)
-		what = describeField(f)
-		e.Field = fieldOf(root, append(append([]string{}, loc...), k.Property))
-		e.Ref = refFor(append(append([]string{}, loc...), k.Property), nil)
-		if len(loc) == 1 && loc[0] == "args" {
-			e.Ref = "SPEC-v3 §6/arg-key-grammar"
-		}
-		e.Code = "invalid-value"
-		e.Range = at(append(append([]string{}, loc...), k.Property), true)
-		e.Msg = fmt.Sprintf("%s has an invalid key %q: %s", what, k.Property, nameHint(loc))
-	case *kind.OneOf:
-		e.Code = "invalid-value"
-		e.Msg = fmt.Sprintf("%s matches more than one allowed form; state only one of them", what)
-	case *kind.DependentRequired:
-		var out Errors
-		for _, m := range k.Missing {
-			toks := append(append([]string{}, loc...), m)
-			out = append(out, &Error{Range: e.Range, Field: fieldOf(root, toks), Code: "missing-field", Ref: e.Ref,
-				Msg: fmt.Sprintf("%s states %q, which requires %q; add it or remove %q", what, k.Prop, m, k.Prop)})
-		}
-		return out
-	default:
-		e.Msg = fmt.Sprintf("%s is not valid: %s", what, l.ErrorKind.LocalizedString(defaultPrinter))
-	}
-	return Errors{e}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func article(t string) string {
-	switch t {
-	case "integer", "object", "array":
-		return "an " + t
-	case "null":
-		return "null"
-	}
-	return "a " + t
-}
-
-func typeList(want []string) string {
-	parts := make([]string, len(want))
-	for i, w := range want {
-		parts[i] = article(w)
-	}
-	return strings.Join(parts, " or ")
-}
-
-func display(v any) string {
-	switch v := v.(type) {
-	case string:
-		return strconv.Quote(v)
-	case nil:
-		return "null"
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-func displayList(vs []any) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = display(v)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func quoteList(vs []string) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = strconv.Quote(v)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// allowedKeys lists the properties the schema at loc declares.
-func allowedKeys(s *schemaSet, loc string) []string {
-	sch := s.lookup(loc)
-	if sch == nil {
-		return nil
-	}
-	var keys []string
-	for k := range sch.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// propertyOf returns the property a "…/properties/<p>/propertyNames"
-// schema location constrains, or "".
-func propertyOf(schemaURL string) string {
-	_, frag, _ := strings.Cut(schemaURL, "#")
-	toks := strings.Split(frag, "/")
-	for i := len(toks) - 1; i >= 2; i-- {
-		if toks[i] == "propertyNames" && toks[i-2] == "properties" {
-			return toks[i-1]
-		}
-	}
-	return ""
-}
-
-// findKeyOwner returns the location of the first object (breadth-first)
-// holding key, preferring one stored under the property parent.
-func findKeyOwner(root any, key, parent string) []string {
-	type item struct {
-		v   any
-		loc []string
-	}
-	queue := []item{{root, nil}}
-	var fallback []string
-	found := false
-	for n := 0; len(queue) > 0 && n < 100000; n++ {
-		it := queue[0]
-		queue = queue[1:]
-		switch v := it.v.(type) {
-		case map[string]any:
-			if _, ok := v[key]; ok {
-				if parent == "" || len(it.loc) > 0 && it.loc[len(it.loc)-1] == parent {
-					return it.loc
-				}
-				if !found {
-					fallback, found = it.loc, true
-				}
-			}
-			for _, k := range sortedKeys(v) {
-				queue = append(queue, item{v[k], append(append([]string{}, it.loc...), k)})
-			}
-		case []any:
-			for i, c := range v {
-				queue = append(queue, item{c, append(append([]string{}, it.loc...), strconv.Itoa(i))})
-			}
-		}
-	}
-	return fallback
 }

@@ -51,34 +51,7 @@ func SurfaceOf(d *Descriptor) *Surface {
 func (s *Surface) add(c Capability) {
 	switch c.Type {
 	case TypeNetworkPolicy, TypeNetworkPolicy2:
-		var np NetworkPolicy
-		if DecodeConfig(c.Config, &np) != nil {
-			s.Services = append(s.Services, serviceEntry(c))
-			return
-		}
-		for _, ph := range []struct {
-			rules                            *NetworkRules
-			allow, deny, httpAllow, httpDeny *[]string
-		}{
-			{np.Install, &s.NetworkInstallAllow, &s.NetworkInstallDeny, &s.NetworkInstallHTTPAllow, &s.NetworkInstallHTTPDeny},
-			{np.Runtime, &s.NetworkRuntimeAllow, &s.NetworkRuntimeDeny, &s.NetworkRuntimeHTTPAllow, &s.NetworkRuntimeHTTPDeny},
-		} {
-			if ph.rules == nil {
-				continue
-			}
-			for _, e := range ph.rules.Allow {
-				if !e.Bounded() {
-					*ph.allow = append(*ph.allow, e.Hosts...)
-				}
-				*ph.httpAllow = append(*ph.httpAllow, httpAtoms(e)...)
-			}
-			for _, e := range ph.rules.Deny {
-				if !e.Bounded() {
-					*ph.deny = append(*ph.deny, e.Hosts...)
-				}
-				*ph.httpDeny = append(*ph.httpDeny, httpAtoms(e)...)
-			}
-		}
+		s.addNetwork(c)
 	case TypeCredential:
 		var cr Credential
 		if DecodeConfig(c.Config, &cr) != nil {
@@ -93,23 +66,7 @@ func (s *Surface) add(c Capability) {
 			}
 		}
 	case TypeSSHAgent:
-		var sa SSHAgent
-		if DecodeConfig(c.Config, &sa) != nil {
-			s.Services = append(s.Services, serviceEntry(c))
-			return
-		}
-		for _, p := range sa.Phase {
-			if sa.Unrestricted == nil || *sa.Unrestricted {
-				s.SSHAgent = append(s.SSHAgent, p)
-				continue
-			}
-			for _, ns := range sa.Sign {
-				s.SSHAgent = append(s.SSHAgent, p+" sign "+ns)
-			}
-			for _, dst := range sa.Authenticate {
-				s.SSHAgent = append(s.SSHAgent, p+" authenticate "+dst)
-			}
-		}
+		s.addSSHAgent(c)
 	case TypeVolume:
 		if p, ok := c.Config["path"].(string); ok {
 			s.StoragePaths = append(s.StoragePaths, p)
@@ -134,14 +91,7 @@ func (s *Surface) add(c Capability) {
 			s.Services = append(s.Services, serviceEntry(c))
 		}
 	case TypeUSBDevice:
-		var u USBDevice
-		if DecodeConfig(c.Config, &u) == nil {
-			if u.Class != "" {
-				s.USB = append(s.USB, "class:"+u.Class)
-			} else {
-				s.USB = append(s.USB, u.VendorID+":"+u.ProductID)
-			}
-		}
+		s.addUSB(c)
 	case TypePrivileged:
 		s.Privileged = true
 	case TypeResources, TypeLongRunning, TypeAgentSkill, TypeAgentSessions, TypeAgentInteractiveSessions,
@@ -149,6 +99,74 @@ func (s *Surface) add(c Capability) {
 		// not permissions
 	default:
 		s.Services = append(s.Services, serviceEntry(c))
+	}
+}
+
+// addNetwork adds a network policy: connection grants from unbounded
+// entries, HTTP grants from every entry.
+func (s *Surface) addNetwork(c Capability) {
+	var np NetworkPolicy
+	if DecodeConfig(c.Config, &np) != nil {
+		s.Services = append(s.Services, serviceEntry(c))
+		return
+	}
+	for _, ph := range []struct {
+		rules                            *NetworkRules
+		allow, deny, httpAllow, httpDeny *[]string
+	}{
+		{np.Install, &s.NetworkInstallAllow, &s.NetworkInstallDeny, &s.NetworkInstallHTTPAllow, &s.NetworkInstallHTTPDeny},
+		{np.Runtime, &s.NetworkRuntimeAllow, &s.NetworkRuntimeDeny, &s.NetworkRuntimeHTTPAllow, &s.NetworkRuntimeHTTPDeny},
+	} {
+		if ph.rules == nil {
+			continue
+		}
+		for _, e := range ph.rules.Allow {
+			if !e.Bounded() {
+				*ph.allow = append(*ph.allow, e.Hosts...)
+			}
+			*ph.httpAllow = append(*ph.httpAllow, httpAtoms(e)...)
+		}
+		for _, e := range ph.rules.Deny {
+			if !e.Bounded() {
+				*ph.deny = append(*ph.deny, e.Hosts...)
+			}
+			*ph.httpDeny = append(*ph.httpDeny, httpAtoms(e)...)
+		}
+	}
+}
+
+// addSSHAgent adds what the agent may do per phase: everything
+// ("<phase>"), or each namespace it signs and destination it
+// authenticates to.
+func (s *Surface) addSSHAgent(c Capability) {
+	var sa SSHAgent
+	if DecodeConfig(c.Config, &sa) != nil {
+		s.Services = append(s.Services, serviceEntry(c))
+		return
+	}
+	for _, p := range sa.Phase {
+		if sa.Unrestricted == nil || *sa.Unrestricted {
+			s.SSHAgent = append(s.SSHAgent, p)
+			continue
+		}
+		for _, ns := range sa.Sign {
+			s.SSHAgent = append(s.SSHAgent, p+" sign "+ns)
+		}
+		for _, dst := range sa.Authenticate {
+			s.SSHAgent = append(s.SSHAgent, p+" authenticate "+dst)
+		}
+	}
+}
+
+func (s *Surface) addUSB(c Capability) {
+	var u USBDevice
+	if DecodeConfig(c.Config, &u) != nil {
+		return
+	}
+	if u.Class != "" {
+		s.USB = append(s.USB, "class:"+u.Class)
+	} else {
+		s.USB = append(s.USB, u.VendorID+":"+u.ProductID)
 	}
 }
 

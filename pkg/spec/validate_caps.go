@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -19,6 +20,29 @@ var (
 type blockEntry struct {
 	c Capability
 	f string // e.g. "capabilities[3]" or "capabilities[1].group.capabilities[0]"
+	// raw is the config encoded as JSON (object keys sorted), nil when it
+	// is empty or cannot be encoded.
+	raw []byte
+}
+
+// decode decodes the entry's config into its typed form; an entry
+// without config decodes to the zero value.
+func (e blockEntry) decode(out any) error {
+	if e.raw == nil {
+		if len(e.c.Config) > 0 {
+			return fmt.Errorf("config of %s cannot be encoded", e.c.Type)
+		}
+		return decodeConfigJSON([]byte("null"), out)
+	}
+	return decodeConfigJSON(e.raw, out)
+}
+
+// withRaw encodes the entry's config once for the checks that need it.
+func (e blockEntry) withRaw() blockEntry {
+	if len(e.c.Config) > 0 {
+		e.raw, _ = json.Marshal(e.c.Config)
+	}
+	return e
 }
 
 // block is one arity scope: the top-level ordinary entries, or one group.
@@ -131,6 +155,9 @@ func newBlock(entries []blockEntry) *block {
 }
 
 func (v *validator) checkBlock(entries []blockEntry, declOnly bool) {
+	for i := range entries {
+		entries[i] = entries[i].withRaw()
+	}
 	b := newBlock(entries)
 	if v.d.Kind == KindMixin {
 		for _, e := range entries {
@@ -147,7 +174,7 @@ func (v *validator) checkBlock(entries []blockEntry, declOnly bool) {
 			continue
 		}
 		v.checkDedupKeys(b, e)
-		if parameterized(e.c) {
+		if parameterized(e) {
 			b.defer_ = true
 			v.checkPresence(b, e)
 			continue
@@ -161,8 +188,10 @@ func (v *validator) checkBlock(entries []blockEntry, declOnly bool) {
 // the entry must not be judged further.
 func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 	c := e.c
-	if k := envKeyIn(c.Config, field(e.f, "config"), 0); k != "" {
-		v.keyErrorf(k, "env-ref-in-key", "", "${{ kit.env }} references are not allowed in mapping keys; write the key literally (only config values are expanded)")
+	if e.raw != nil && envOpenerRE.Match(e.raw) {
+		if k := envKeyIn(c.Config, field(e.f, "config"), 0); k != "" {
+			v.keyErrorf(k, "env-ref-in-key", "", "${{ kit.env }} references are not allowed in mapping keys; write the key literally (only config values are expanded)")
+		}
 	}
 	if c.Source != nil && c.Source.Path == "" {
 		v.errorf(field(e.f, "source", "path"), "source-path", "", "source.path is empty; write where the entry was declared in the contributing kit, as in capabilities[2], or remove source")
@@ -190,7 +219,7 @@ func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 			b.singletons[c.Type] = e.f
 		}
 	}
-	key := exactKey(c)
+	key := exactKey(e)
 	if prev, ok := b.exact[key]; ok {
 		if !dupSingleton {
 			v.errorf(e.f, "duplicate-entry", "", "this entry is identical to %s (type and config); remove one", prev)
@@ -214,34 +243,32 @@ func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 
 // exactKey identifies an entry for exact-duplicate detection: its type and
 // a digest of its config. Labels do not count.
-func exactKey(c Capability) string {
-	if len(c.Config) == 0 {
-		return c.Type
+func exactKey(e blockEntry) string {
+	if len(e.c.Config) == 0 {
+		return e.c.Type
 	}
-	b, err := json.Marshal(c.Config)
-	if err != nil {
-		return c.Type + "+unencodable"
+	if e.raw == nil {
+		return e.c.Type + "+unencodable"
 	}
-	sum := sha256.Sum256(b)
-	return c.Type + "+" + hex.EncodeToString(sum[:6])
+	sum := sha256.Sum256(e.raw)
+	return e.c.Type + "+" + hex.EncodeToString(sum[:6])
 }
 
 // parameterized reports an entry whose config holds an arg reference
 // anywhere, or an env reference in a value; its typed checks wait for the
 // effective form.
-func parameterized(c Capability) bool {
-	if len(c.Config) == 0 {
+func parameterized(e blockEntry) bool {
+	if e.raw == nil {
 		return false
 	}
-	b, err := json.Marshal(c.Config)
-	if err != nil {
-		return false
-	}
-	if argRef.Match(b) {
+	if argRef.Match(e.raw) {
 		return true
 	}
+	if !envOpenerRE.Match(e.raw) {
+		return false
+	}
 	found := false
-	walkStrings(c.Config, func(s string) {
+	walkStrings(e.c.Config, func(s string) {
 		if envOpenerRE.MatchString(s) {
 			found = true
 		}
@@ -313,13 +340,11 @@ func (v *validator) checkDedupKeys(b *block, e blockEntry) {
 	c, cfg := e.c, e.c.Config
 	switch c.Type {
 	case TypeSSHAgent:
-		var ph struct {
-			Phase Phases `json:"phase"`
-		}
-		if DecodeConfig(map[string]any{"phase": cfg["phase"]}, &ph) != nil {
+		phases, ok := phasesOf(cfg["phase"])
+		if !ok {
 			return
 		}
-		for _, p := range ph.Phase {
+		for _, p := range phases {
 			if !literal(p) {
 				continue
 			}
@@ -334,13 +359,11 @@ func (v *validator) checkDedupKeys(b *block, e blockEntry) {
 		if !ok || !literal(svc) {
 			return
 		}
-		var ph struct {
-			Phase Phases `json:"phase"`
-		}
-		if DecodeConfig(map[string]any{"phase": cfg["phase"]}, &ph) != nil {
+		phases, ok := phasesOf(cfg["phase"])
+		if !ok {
 			return
 		}
-		for _, p := range ph.Phase {
+		for _, p := range phases {
 			if !literal(p) {
 				continue
 			}
@@ -452,11 +475,8 @@ func (v *validator) checkPresence(b *block, e blockEntry) {
 	cf := field(e.f, "config")
 	switch c.Type {
 	case TypeCredential:
-		var ph struct {
-			Phase Phases `json:"phase"`
-		}
-		if err := DecodeConfig(map[string]any{"phase": cfg["phase"]}, &ph); err == nil {
-			v.checkPhases(field(cf, "phase"), ph.Phase)
+		if phases, ok := phasesOf(cfg["phase"]); ok {
+			v.checkPhases(field(cf, "phase"), phases)
 		}
 		if !stated(e, "apiKey") && !stated(e, "oauth") {
 			v.errorf(cf, "credential", "credential@1/one-of-apikey-oauth", "credential declares neither apiKey nor oauth; declare one (or both)")
@@ -469,7 +489,7 @@ func (v *validator) checkPresence(b *block, e blockEntry) {
 		v.checkACPAuthored(e)
 	case TypeNetworkPolicy2:
 		var np NetworkPolicy
-		if DecodeConfig(cfg, &np) == nil {
+		if e.decode(&np) == nil {
 			v.checkNetworkEntries(cf, &np, true)
 		}
 	case TypeSSHAgent:

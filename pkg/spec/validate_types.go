@@ -56,7 +56,7 @@ func (v *validator) checkTyped(b *block, i int, e blockEntry) {
 // wrong type); otherwise the decode error itself is reported.
 func (v *validator) decodeEntry(e blockEntry, out any) bool {
 	cf := field(e.f, "config")
-	if err := DecodeConfig(e.c.Config, out); err != nil {
+	if err := e.decode(out); err != nil {
 		if len(v.schemaErrsUnder(cf)) == 0 {
 			v.errorf(cf, "config", "", "%s config does not decode: %v; fix the field it names", e.c.Type, err)
 		}
