@@ -145,7 +145,7 @@ func TestBuildRefusals(t *testing.T) {
 			msg:  `kit arg "nope" is not declared`,
 		},
 		{
-			name: "arg outside its pattern",
+			name: "required arg missing",
 			kit:  "pinned-mixin",
 			o:    Options{},
 			want: func(err error) bool { var pe *PublishError; return errors.As(err, &pe) },
@@ -193,9 +193,6 @@ func TestBuildRefusals(t *testing.T) {
 			_, err := Build(context.Background(), nil, loadKit(t, tc.kit), tc.o, nil)
 			if err == nil || !tc.want(err) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("error = %v, want one mentioning %q", err, tc.msg)
-			}
-			if _, statErr := filepath.Glob(dir + "*"); statErr != nil {
-				t.Fatal(statErr)
 			}
 			if m, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "*")); len(m) != 0 {
 				t.Errorf("a failed build left %v", m)
