@@ -10,25 +10,44 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// tokenFormats are well-known credential formats.
+// tokenFormats are well-known credential formats. Each has the literal
+// prefixes one of which every match contains, which keeps the regular
+// expressions off the lines that cannot match.
 var tokenFormats = []struct {
-	name string
-	re   *regexp.Regexp
+	name     string
+	prefixes []string
+	re       *regexp.Regexp
 }{
-	{"GitHub token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,}\b`)},
-	{"GitHub fine-grained token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{22,}\b`)},
-	{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-	{"Slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"AWS access key", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"Anthropic API key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{"OpenAI API key", regexp.MustCompile(`\bsk-(?:proj-)?[A-Za-z0-9_-]{32,}`)},
-	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{"Stripe key", regexp.MustCompile(`\b[sr]k_live_[0-9A-Za-z]{20,}`)},
-	{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{"Hugging Face token", regexp.MustCompile(`\bhf_[A-Za-z0-9]{34}\b`)},
-	{"Docker Hub token", regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{27,}`)},
-	{"private key", regexp.MustCompile(`-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----`)},
-	{"JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
+	{"GitHub token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,}\b`)},
+	{"GitHub fine-grained token", []string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{22,}\b`)},
+	{"GitLab token", []string{"glpat-"}, regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+	{"Slack token", []string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+	{"AWS access key", []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+	{"Anthropic API key", []string{"sk-ant-"}, regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
+	{"OpenAI API key", []string{"sk-"}, regexp.MustCompile(`\bsk-(?:proj-)?[A-Za-z0-9_-]{32,}`)},
+	{"Google API key", []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
+	{"Stripe key", []string{"k_live_"}, regexp.MustCompile(`\b[sr]k_live_[0-9A-Za-z]{20,}`)},
+	{"npm token", []string{"npm_"}, regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{"Hugging Face token", []string{"hf_"}, regexp.MustCompile(`\bhf_[A-Za-z0-9]{34}\b`)},
+	{"Docker Hub token", []string{"dckr_pat_"}, regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{27,}`)},
+	{"private key", []string{"PRIVATE KEY-----"}, regexp.MustCompile(`-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----`)},
+	{"JSON Web Token", []string{"eyJ"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
+}
+
+// findToken returns the first known token in s: its format and byte range.
+func findToken(s string) (name string, loc []int) {
+	for _, t := range tokenFormats {
+		for _, p := range t.prefixes {
+			if !strings.Contains(s, p) {
+				continue
+			}
+			if loc := t.re.FindStringIndex(s); loc != nil {
+				return t.name, loc
+			}
+			break
+		}
+	}
+	return "", nil
 }
 
 // secretKeyRE matches names of variables, keys and headers that hold
@@ -100,13 +119,14 @@ func article(word string) string {
 func (s *secretScan) knownTokens() {
 	files := s.in.Kit.SourceFiles()
 	for _, name := range sortedKeys(files) {
-		for i, line := range strings.Split(string(files[name]), "\n") {
-			for _, t := range tokenFormats {
-				if loc := t.re.FindStringIndex(line); loc != nil && !placeholder(line[loc[0]:loc[1]]) {
-					p := spec.Pos{File: name, Line: i + 1, Col: loc[0] + 1}
-					s.report(rangeWidth(p, loc[1]-loc[0]), "this line", t.name, line[loc[0]:loc[1]])
-					break
-				}
+		src := string(files[name])
+		if _, loc := findToken(src); loc == nil {
+			continue
+		}
+		for i, line := range strings.Split(src, "\n") {
+			if kind, loc := findToken(line); loc != nil && !placeholder(line[loc[0]:loc[1]]) {
+				p := spec.Pos{File: name, Line: i + 1, Col: loc[0] + 1}
+				s.report(rangeWidth(p, loc[1]-loc[0]), "this line", kind, line[loc[0]:loc[1]])
 			}
 		}
 	}
@@ -147,7 +167,13 @@ func (s *secretScan) files() {
 
 // pairs reports secret-looking name/value pairs in text.
 func (s *secretScan) pairs(text string, pos func(line, col int) spec.Pos, where string) {
+	if !mayHoldPair(text) {
+		return
+	}
 	for i, line := range strings.Split(text, "\n") {
+		if !mayHoldPair(line) {
+			continue
+		}
 		for _, m := range secretPairRE.FindAllStringSubmatchIndex(line, -1) {
 			if value := line[m[4]:m[5]]; secretLike(value, s.sentinels) {
 				s.report(rangeWidth(pos(i+1, m[4]+1), m[5]-m[4]), where, "secret in "+line[m[2]:m[3]], value)
@@ -155,6 +181,24 @@ func (s *secretScan) pairs(text string, pos func(line, col int) spec.Pos, where 
 			}
 		}
 	}
+}
+
+// pairWords are the words one of which a secretPairRE match contains.
+var pairWords = []string{"key", "token", "secret", "passw", "authorization", "credential"}
+
+// mayHoldPair reports whether text could match secretPairRE: a cheap
+// test that keeps the regular expression off most lines.
+func mayHoldPair(text string) bool {
+	if !strings.ContainsAny(text, ":=") {
+		return false
+	}
+	lower := strings.ToLower(text)
+	for _, w := range pairWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *secretScan) args() {
@@ -200,12 +244,8 @@ func (s *secretScan) acpEnv() {
 }
 
 func tokenKind(s string) (string, bool) {
-	for _, t := range tokenFormats {
-		if t.re.MatchString(s) {
-			return t.name, true
-		}
-	}
-	return "", false
+	name, loc := findToken(s)
+	return name, loc != nil
 }
 
 // placeholderWords are values that stand for a secret without being one.
