@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/containerd/platforms"
 	"github.com/moby/buildkit/client"
 	"github.com/tonistiigi/fsutil"
 
@@ -46,6 +47,23 @@ func integration(t testing.TB) (*client.Client, string) {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c, reg
+}
+
+// workerRuns reports whether one of the daemon's workers runs platform.
+func workerRuns(t *testing.T, c *client.Client, platform string) bool {
+	t.Helper()
+	ws, err := c.ListWorkers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		for _, p := range w.Platforms {
+			if platforms.Format(platforms.Normalize(p)) == platform {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkArtifact opens a written kit image and fails the test on any
@@ -95,6 +113,14 @@ func pushBase(t *testing.T, c *client.Client, reg string) string {
 func TestIntegrationKits(t *testing.T) {
 	c, reg := integration(t)
 	base := pushBase(t, c, reg)
+	// RUN needs the platform's binaries to execute: linux/arm64 only when
+	// the daemon emulates it (qemu in binfmt_misc).
+	runPlatforms := []string{"linux/amd64"}
+	if workerRuns(t, c, "linux/arm64") {
+		runPlatforms = append(runPlatforms, "linux/arm64")
+	} else {
+		t.Log("the daemon does not run linux/arm64; run-workload is built for linux/amd64 only")
+	}
 	tests := []struct {
 		kit        string
 		dir        string // a prepared copy of the kit; "" for testdata/kits/<kit>
@@ -114,7 +140,7 @@ func TestIntegrationKits(t *testing.T) {
 		{kit: "pinned-mixin", args: map[string]string{"base": base}, route: RouteBuildKit, kind: spec.KindMixin,
 			has: "opt/extra/extra.txt", lacks: "etc/base-image.txt", env: "PATH=/opt/extra/bin"},
 		{kit: "run-workload", dir: copyKit(t, "run-workload", map[string]string{"busybox": "file:/bin/busybox"}),
-			platforms: []string{"linux/amd64"}, route: RouteBuildKit, kind: spec.KindWorkload, has: "etc/kit/greeting"},
+			platforms: runPlatforms, route: RouteBuildKit, kind: spec.KindWorkload, has: "etc/kit/greeting"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.kit, func(t *testing.T) {
