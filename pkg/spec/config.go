@@ -58,7 +58,8 @@ type NetworkEntry struct {
 	Hosts   []string `json:"hosts"`
 	Methods []string `json:"methods,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
-	// Bounded reports an object entry (as opposed to a bare host string).
+	// Object reports an entry written as an object (as opposed to a bare
+	// host string).
 	Object bool `json:"-"`
 	// MethodsStated and PathsStated record keys written with an empty
 	// list, which the specification refuses.

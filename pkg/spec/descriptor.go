@@ -81,6 +81,7 @@ const (
 	PhaseBuild
 )
 
+// String returns "build" or "create".
 func (p ArgPhase) String() string {
 	if p == PhaseBuild {
 		return "build"

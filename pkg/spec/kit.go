@@ -22,6 +22,7 @@ const (
 	FormSet
 )
 
+// String returns the form's name: companion, inline, comment or set.
 func (f Form) String() string {
 	switch f {
 	case FormCompanion:

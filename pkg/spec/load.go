@@ -475,6 +475,7 @@ type LocateError struct {
 	Err        error
 }
 
+// Error lists the candidates, or says what a kit directory holds.
 func (e *LocateError) Error() string {
 	if errors.Is(e.Err, ErrAmbiguousKit) {
 		return fmt.Sprintf("%v in %s: %s; name the descriptor file explicitly or rename one after the directory (%s.yaml)",

@@ -27,6 +27,7 @@ type NameError struct {
 	msg       string
 }
 
+// Error says what is wrong with the name and how to write it.
 func (e *NameError) Error() string { return e.msg }
 
 // CheckName checks a capability name: bare, or namespace/base where the

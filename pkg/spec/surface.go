@@ -257,6 +257,7 @@ type Widening struct {
 	Detail   string `json:"detail"`
 }
 
+// String formats w as "category: detail".
 func (w Widening) String() string { return w.Category + ": " + w.Detail }
 
 // Widenings lists what candidate grants beyond s (SPEC-v3
