@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/moby/patternmatcher"
 	"gopkg.in/yaml.v3"
 )
 
@@ -40,8 +40,10 @@ type Config struct {
 	Disable []string `yaml:"disable"`
 	// Severity overrides the default severity of rules, by ID.
 	Severity map[string]Severity `yaml:"severity"`
-	// Ignore lists glob patterns (* within a path segment, ** across
-	// segments) of kit paths, relative to Dir, that are not linted.
+	// Ignore lists patterns of kit paths, relative to Dir, that are not
+	// linted, in .dockerignore syntax (* within a path segment, ** across
+	// segments, ! to re-include); a pattern matching a directory ignores
+	// everything under it.
 	Ignore []string `yaml:"ignore"`
 	// Dir is the directory Ignore patterns are relative to: the
 	// configuration file's directory.
@@ -106,10 +108,8 @@ func (c *Config) validate(reg *Registry) error {
 			errs = append(errs, fmt.Errorf("severity of %s: use error, warning or info", id))
 		}
 	}
-	for _, p := range c.Ignore {
-		if _, err := globRE(p); err != nil {
-			errs = append(errs, fmt.Errorf("ignore pattern %q: %w", p, err))
-		}
+	if _, err := patternmatcher.New(c.Ignore); err != nil {
+		errs = append(errs, fmt.Errorf("ignore: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -247,42 +247,13 @@ func (c *Config) ignored(path string) bool {
 		return false
 	}
 	rel, err := filepath.Rel(c.Dir, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return false
 	}
-	rel = filepath.ToSlash(rel)
-	for _, p := range c.Ignore {
-		if re, err := globRE(p); err == nil && (re.MatchString(rel) || re.MatchString(filepath.ToSlash(filepath.Dir(rel)))) {
-			return true
-		}
+	pm, err := patternmatcher.New(c.Ignore)
+	if err != nil {
+		return false // validate reported it
 	}
-	return false
-}
-
-// globRE compiles a path glob: * matches within a segment, ** across
-// segments, ? one character.
-func globRE(p string) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; c {
-		case '*':
-			if i+1 < len(p) && p[i+1] == '*' {
-				b.WriteString(".*")
-				i++
-				if i+1 < len(p) && p[i+1] == '/' {
-					i++
-					b.WriteString("/?")
-				}
-			} else {
-				b.WriteString("[^/]*")
-			}
-		case '?':
-			b.WriteString("[^/]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("(/.*)?$")
-	return regexp.Compile(b.String())
+	ignored, err := pm.MatchesOrParentMatches(rel)
+	return err == nil && ignored
 }

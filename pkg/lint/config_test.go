@@ -218,7 +218,8 @@ func TestConfigErrors(t *testing.T) {
 func TestConfigIgnore(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
-		".kitsmith.yaml":                "ignore: [\"examples/**\", \"kits/old-*\"]\n",
+		".kitsmith.yaml":                "ignore: [\"examples/**\", \"!examples/keep\", \"kits/old-*\"]\n",
+		"examples/keep/keep.yaml":       noisyKit,
 		"examples/a/a.yaml":             noisyKit,
 		"kits/old-proxy/old-proxy.yaml": noisyKit,
 		"kits/noisy/noisy.yaml":         noisyKit,
@@ -229,7 +230,7 @@ func TestConfigIgnore(t *testing.T) {
 		t.Fatal(err)
 	}
 	var kits []*spec.Kit
-	for _, p := range []string{"examples/a", "kits/old-proxy", "kits/noisy"} {
+	for _, p := range []string{"examples/a", "examples/keep", "kits/old-proxy", "kits/noisy"} {
 		k, err := spec.LoadPath(p)
 		if err != nil {
 			t.Fatal(err)
@@ -240,7 +241,7 @@ func TestConfigIgnore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"kits/noisy/noisy.yaml"}, res.Kits); diff != "" {
+	if diff := cmp.Diff([]string{"examples/keep/keep.yaml", "kits/noisy/noisy.yaml"}, res.Kits); diff != "" {
 		t.Errorf("linted kits (-want +got):\n%s", diff)
 	}
 }
