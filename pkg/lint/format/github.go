@@ -8,8 +8,11 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
-// GitHub writes GitHub Actions workflow commands (::error file=…) that
-// annotate the pull request diff.
+// GitHub writes GitHub Actions workflow commands, one per finding
+// ("::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message"),
+// which GitHub shows as annotations on the pull request diff. Errors are
+// ::error, warnings ::warning and info ::notice; the fix follows the
+// message on a new line.
 type GitHub struct{}
 
 // Format implements Formatter.
@@ -22,13 +25,17 @@ func (GitHub) Format(w io.Writer, r *lint.Result) error {
 		case lint.SeverityInfo:
 			level = "notice"
 		}
-		p := f.Range.Start
+		p, end := f.Range.Start, f.Range.End
 		msg := f.Message
 		if f.Fix != "" {
 			msg += "\n" + f.Fix
 		}
-		if _, err := fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level,
-			escapeProperty(p.File), p.Line, p.Col, escapeProperty("kitsmith "+f.RuleID), escapeData(msg)); err != nil {
+		props := fmt.Sprintf("file=%s,line=%d,col=%d", escapeProperty(p.File), p.Line, p.Col)
+		if end.Line == p.Line && end.Col > p.Col+1 {
+			// Annotation columns are inclusive; Range.End is exclusive.
+			props += fmt.Sprintf(",endLine=%d,endColumn=%d", end.Line, end.Col-1)
+		}
+		if _, err := fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, props, escapeProperty("kitsmith "+f.RuleID), escapeData(msg)); err != nil {
 			return err
 		}
 	}

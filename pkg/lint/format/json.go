@@ -18,8 +18,9 @@ const JSONSchemaVersion = 1
 //	               "endLine", "endColumn", "fix", "kit", "helpUri"}],
 //	 "summary": {"kits", "errors", "warnings", "info"}}
 //
-// endLine and endColumn are omitted when unknown, fix when empty. Findings
-// is [] when there are none.
+// Lines and columns are 1-based, columns count bytes, and endColumn is
+// exclusive; endLine and endColumn are omitted when unknown, fix when
+// empty. Findings is [] when there are none.
 type JSON struct{}
 
 type jsonDoc struct {
