@@ -367,7 +367,7 @@ func findKits(root string) ([]string, error) {
 		if _, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
 			out = append(out, p)
 		} else if errors.Is(err, spec.ErrAmbiguousKit) {
-			return err
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		return nil
 	})
