@@ -95,11 +95,15 @@ func (v *validator) checkReferences() {
 		}
 		line := 1 + bytes.Count(src[:m[0]], []byte("\n"))
 		col := m[0] - bytes.LastIndexByte(src[:m[0]], '\n')
-		pos := Pos{File: v.k.Path, Line: line, Col: col}
-		if v.k.doc != nil {
-			pos = v.k.doc.mapPos(line, col)
+		if v.k.doc == nil {
+			continue
 		}
-		v.semantic.add(true, &Error{Range: Range{Start: pos}, Code: "malformed-reference",
+		f := v.k.doc.fieldAtLine(line, string(text))
+		if f == "" {
+			continue // in a comment: literal text that nothing expands
+		}
+		pos := v.k.doc.mapPos(line, col)
+		v.semantic.add(true, &Error{Range: Range{Start: pos}, Field: f, Code: "malformed-reference",
 			Msg: "placeholder " + strconv.Quote(string(text)) + " is neither ${{ kit.args.NAME }} nor ${{ kit.env.NAME }}; it is kept as literal text"})
 	}
 }

@@ -65,13 +65,14 @@ capabilities:
 description: "${{kit.args.a}} and ${{   kit.args.b   }}"
 args: {a: {default: "1"}, b: {default: "2"}}
 `},
-	{rule: "ks/malformed-reference", desc: "warning: placeholders that are not references",
+	{rule: "ks/malformed-reference", desc: "warning: placeholders that are not references, outside comments",
 		src: `kind: mixin
 description: "${{ kit.arg.x }} and ${{ kit.env.1X }}"
+# a comment may say ${{ kit.args.* }}
 `,
 		want: []diagnostic{
-			{Code: "malformed-reference", Ref: "", Field: "", Pos: "4:15", Fix: "it is kept as literal text", Warn: true},
-			{Code: "malformed-reference", Ref: "", Field: "", Pos: "4:36", Fix: "it is kept as literal text", Warn: true},
+			{Code: "malformed-reference", Ref: "", Field: "description", Pos: "4:15", Fix: "it is kept as literal text", Warn: true},
+			{Code: "malformed-reference", Ref: "", Field: "description", Pos: "4:36", Fix: "it is kept as literal text", Warn: true},
 		},
 	},
 	{rule: "ks/one-recipe", desc: "invalid: build and dockerfile",
