@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/moby/buildkit/client"
 	"github.com/tonistiigi/fsutil"
@@ -53,10 +55,49 @@ func BenchmarkRecipe(b *testing.B) {
 	}
 }
 
+// BenchmarkRecipeOverhead runs kitsmith's path and the plain solve of
+// BenchmarkRecipe alternately, so that both see the same load, and reports
+// their medians and kitsmith's overhead in percent.
+func BenchmarkRecipeOverhead(b *testing.B) {
+	c, _ := integration(b)
+	for _, kit := range []string{"companion-workload", "explicit-mixin"} {
+		k := loadKit(b, kit)
+		b.Run(kit, func(b *testing.B) {
+			o := Options{SourceDateEpoch: epoch(0)}
+			solve := plainSolve(b, c, k.Dir, k.Recipe.Name)
+			kitsmith := func() {
+				if _, err := Build(context.Background(), c, k, o, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			kitsmith() // warm the cache
+			solve()
+			var ks, ps []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				kitsmith()
+				t1 := time.Now()
+				solve()
+				ks, ps = append(ks, t1.Sub(t0)), append(ps, time.Since(t1))
+			}
+			mk, mp := median(ks), median(ps)
+			b.ReportMetric(float64(mk.Microseconds())/1000, "ms-kitsmith")
+			b.ReportMetric(float64(mp.Microseconds())/1000, "ms-plain")
+			b.ReportMetric(100*(float64(mk)/float64(mp)-1), "%-overhead")
+		})
+	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 // plainSolve returns a dockerfile.v0 solve of the recipe in dir, for both
 // default platforms, exported as an OCI archive with the exporter settings
 // kitsmith uses.
-func plainSolve(b *testing.B, c *client.Client, dir, recipe string) func() {
+func plainSolve(b testing.TB, c *client.Client, dir, recipe string) func() {
 	fs, err := fsutil.NewFS(dir)
 	if err != nil {
 		b.Fatal(err)

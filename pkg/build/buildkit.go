@@ -50,10 +50,13 @@ func buildWithBuildKit(ctx context.Context, p progress, s Solver, fe *frontend, 
 		}
 		so.LocalMounts = map[string]fsutil.FS{"context": ctxFS}
 	}
-	status := make(chan *client.SolveStatus)
+	var status chan *client.SolveStatus // nil: BuildKit streams no progress
 	returned := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { p.forward(ctx, status, returned) })
+	if p.ch != nil {
+		status = make(chan *client.SolveStatus)
+		wg.Go(func() { p.forward(ctx, status, returned) })
+	}
 	_, err := s.Build(ctx, so, product, fe.run, status)
 	close(returned)
 	wg.Wait()

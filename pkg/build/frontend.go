@@ -84,19 +84,8 @@ type content struct {
 
 func (fe *frontend) build(ctx context.Context, c gateway.Client) (*gateway.Result, error) {
 	opts := fe.opts
-	parts := make([]*content, len(opts.platforms))
-	eg, ectx := errgroup.WithContext(ctx)
-	for i := range opts.platforms {
-		eg.Go(func() error {
-			part, err := fe.content(ectx, c, opts.platforms[i])
-			if err != nil {
-				return fmt.Errorf("%s: %w", opts.ids[i], err)
-			}
-			parts[i] = part
-			return nil
-		})
-	}
-	if err := eg.Wait(); err != nil {
+	parts, err := fe.contents(ctx, c)
+	if err != nil {
 		return nil, err
 	}
 	if err := fe.finish(parts); err != nil {
@@ -115,7 +104,7 @@ func (fe *frontend) build(ctx context.Context, c gateway.Client) (*gateway.Resul
 	res := gateway.NewResult()
 	exp := exptypes.Platforms{}
 	refs := make([]gateway.Reference, len(parts))
-	eg, ectx = errgroup.WithContext(ctx)
+	eg, ectx := errgroup.WithContext(ctx)
 	for i := range parts {
 		eg.Go(func() error {
 			st := llb.Merge([]llb.State{parts[i].state, staged}, llb.WithCustomName("[kitsmith] add the staged sources"))
@@ -181,69 +170,137 @@ func (fe *frontend) finish(parts []*content) error {
 	return nil
 }
 
-// content solves one platform's content.
-func (fe *frontend) content(ctx context.Context, c gateway.Client, pl ocispecs.Platform) (*content, error) {
+// contents solves the recipe for every platform and shapes each
+// platform's content by kind.
+func (fe *frontend) contents(ctx context.Context, c gateway.Client) ([]*content, error) {
+	opts := fe.opts
+	parts := make([]*content, len(opts.platforms))
 	if fe.k.Recipe == nil { // a declaration-only kit built through BuildKit
-		return &content{state: llb.Scratch()}, nil
+		for i := range parts {
+			parts[i] = &content{state: llb.Scratch()}
+		}
+		return parts, nil
 	}
-	ref, cfg, err := fe.solveRecipe(ctx, c, pl, "")
+	upper, err := fe.solveRecipe(ctx, c, "")
 	if err != nil {
 		return nil, err
 	}
-	upper, err := stateOf(ref)
-	if err != nil {
+	mixin := fe.pub.Descriptor.Kind == spec.KindMixin
+	var base finalBase
+	var lower []solved
+	if mixin {
+		if base, err = finalStageBase(fe.k.Recipe.Text, fe.buildArgs); err != nil {
+			return nil, fmt.Errorf("reading the recipe %s: %w", fe.k.Recipe.Path, err)
+		}
+		if base.stage {
+			if lower, err = fe.solveRecipe(ctx, c, base.name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	eg, ectx := errgroup.WithContext(ctx)
+	for i := range opts.platforms {
+		eg.Go(func() error {
+			var err error
+			if mixin {
+				var lo *solved
+				if lower != nil {
+					lo = &lower[i]
+				}
+				parts[i], err = fe.overlay(ectx, c, opts.platforms[i], upper[i], base, lo)
+			} else {
+				parts[i], err = fe.workload(ectx, upper[i])
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", opts.ids[i], err)
+			}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
-	if fe.pub.Descriptor.Kind != spec.KindMixin {
-		if len(cfg.Config.Entrypoint) == 0 && len(cfg.Config.Cmd) == 0 {
-			return nil, fmt.Errorf("workload kit image declares no ENTRYPOINT or CMD; the image config is the runtime contract, so set one in %s", fe.k.Recipe.Path)
-		}
-		provides, err := derivedProvides(ctx, ref)
-		if err != nil {
-			return nil, err
-		}
-		return &content{state: upper, config: *cfg, provides: provides}, nil
-	}
-	return fe.overlay(ctx, c, pl, upper, cfg)
+	return parts, nil
 }
 
-// solveRecipe solves the recipe for one platform through dockerfile.v0,
-// up to target ("" for the final stage), and returns the result and its
-// image config.
-func (fe *frontend) solveRecipe(ctx context.Context, c gateway.Client, pl ocispecs.Platform, target string) (gateway.Reference, *ocispecs.Image, error) {
+// workload shapes a workload's content: the image as built, which must
+// state an ENTRYPOINT or a CMD, and the provides its package databases
+// derive.
+func (fe *frontend) workload(ctx context.Context, up solved) (*content, error) {
+	if len(up.cfg.Config.Entrypoint) == 0 && len(up.cfg.Config.Cmd) == 0 {
+		return nil, fmt.Errorf("workload kit image declares no ENTRYPOINT or CMD; the image config is the runtime contract, so set one in %s", fe.k.Recipe.Path)
+	}
+	st, err := stateOf(up.ref)
+	if err != nil {
+		return nil, err
+	}
+	provides, err := derivedProvides(ctx, up.ref)
+	if err != nil {
+		return nil, err
+	}
+	return &content{state: st, config: *up.cfg, provides: provides}, nil
+}
+
+// solved is one platform's result of a recipe solve.
+type solved struct {
+	ref gateway.Reference
+	cfg *ocispecs.Image
+}
+
+// solveRecipe solves the recipe through dockerfile.v0, up to target (""
+// for the final stage), for every platform in one frontend call (the
+// build context is loaded once), and returns each platform's result in
+// the order of the options' platforms.
+func (fe *frontend) solveRecipe(ctx context.Context, c gateway.Client, target string) ([]solved, error) {
 	r := fe.k.Recipe
+	what := "the recipe"
+	if target != "" {
+		what = "stage " + target + " of the recipe"
+	}
 	df := llb.Scratch().File(llb.Mkfile(fe.recipeName, 0o644, r.Text), llb.WithCustomName("[kitsmith] recipe "+fe.recipeName))
 	dfDef, err := df.Marshal(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	fopts := recipeOptions(c.BuildOpts().Opts, fe.recipeName, platforms.Format(pl), fe.buildArgs, target, fe.opts.NoCache)
+	fopts := recipeOptions(c.BuildOpts().Opts, fe.recipeName, strings.Join(fe.opts.ids, ","), fe.buildArgs, target, fe.opts.NoCache)
+	fopts["multi-platform"] = "true" // a result per platform, even for one
 	res, err := c.Solve(ctx, gateway.SolveRequest{
 		Frontend:       "dockerfile.v0",
 		FrontendOpt:    fopts,
 		FrontendInputs: map[string]*pb.Definition{"dockerfile": dfDef.ToPB()},
-		Evaluate:       true,
 	})
 	if err != nil {
-		what := "the recipe"
-		if target != "" {
-			what = "stage " + target + " of the recipe"
-		}
-		return nil, nil, fmt.Errorf("building %s %s: %w", what, r.Path, err)
+		return nil, fmt.Errorf("building %s %s: %w", what, r.Path, err)
 	}
-	ref, err := res.SingleRef()
+	ps, err := exptypes.ParsePlatforms(res.Metadata)
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("building %s %s: %w", what, r.Path, err)
 	}
-	raw, ok := res.Metadata[exptypes.ExporterImageConfigKey]
-	if !ok {
-		return nil, nil, fmt.Errorf("building %s returned no image config", r.Path)
+	out := make([]solved, len(fe.opts.platforms))
+	for i, want := range fe.opts.platforms {
+		match := platforms.NewMatcher(want)
+		found := false
+		for _, p := range ps.Platforms {
+			if !match.Match(p.Platform) {
+				continue
+			}
+			raw, ok := res.Metadata[exptypes.ExporterImageConfigKey+"/"+p.ID]
+			if !ok {
+				return nil, fmt.Errorf("building %s %s returned no %s image config", what, r.Path, fe.opts.ids[i])
+			}
+			var img ocispecs.Image
+			if err := json.Unmarshal(raw, &img); err != nil {
+				return nil, fmt.Errorf("reading the %s image config of %s: %w", fe.opts.ids[i], r.Path, err)
+			}
+			out[i] = solved{ref: res.Refs[p.ID], cfg: &img}
+			found = true
+			break
+		}
+		if !found {
+			return nil, fmt.Errorf("building %s %s returned no %s result", what, r.Path, fe.opts.ids[i])
+		}
 	}
-	var img ocispecs.Image
-	if err := json.Unmarshal(raw, &img); err != nil {
-		return nil, nil, fmt.Errorf("reading the image config of %s: %w", r.Path, err)
-	}
-	return ref, &img, nil
+	return out, nil
 }
 
 // stateOf returns a solved reference as a state; a nil reference (an empty

@@ -269,7 +269,7 @@ build: |
 `)
 		out := filepath.Join(t.TempDir(), "out")
 		_, err := Build(context.Background(), c, k, Options{Outputs: []Output{{Type: OutputOCI, Dest: out}}}, drain(t))
-		if err == nil || !strings.Contains(err.Error(), "building the recipe") {
+		if err == nil || !strings.Contains(err.Error(), "broken.yaml") || !strings.Contains(err.Error(), `"/missing-file": not found`) {
 			t.Fatalf("error = %v", err)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -92,31 +92,28 @@ func (fe *frontend) precheck() error {
 	return err
 }
 
-// overlay shapes a mixin's content: a FROM scratch final stage as built,
-// otherwise the difference between the final stage's base and the built
-// image; the config reduced to what the recipe stated over that base.
-func (fe *frontend) overlay(ctx context.Context, c gateway.Client, pl ocispecs.Platform, upper llb.State, upperCfg *ocispecs.Image) (*content, error) {
-	r := fe.k.Recipe
-	base, err := finalStageBase(r.Text, fe.buildArgs)
+// overlay shapes a mixin's content on one platform: a FROM scratch final
+// stage as built, otherwise the difference between the final stage's base
+// (lower, when it is an earlier stage of the recipe; else the pinned
+// image) and the built image; the config reduced to what the recipe
+// stated over that base.
+func (fe *frontend) overlay(ctx context.Context, c gateway.Client, pl ocispecs.Platform, up solved, base finalBase, lower *solved) (*content, error) {
+	upper, err := stateOf(up.ref)
 	if err != nil {
-		return nil, fmt.Errorf("reading the recipe %s: %w", r.Path, err)
+		return nil, err
 	}
 	if base.name == "scratch" {
-		return &content{state: upper, config: ocispecs.Image{Config: configDelta(scratchDefaults(), upperCfg.Config)}}, nil
+		return &content{state: upper, config: ocispecs.Image{Config: configDelta(scratchDefaults(), up.cfg.Config)}}, nil
 	}
-	var lower llb.State
+	var lowerState llb.State
 	var lowerCfg ocispecs.ImageConfig
-	if base.stage {
-		ref, cfg, err := fe.solveRecipe(ctx, c, pl, base.name)
-		if err != nil {
+	if lower != nil {
+		if lowerState, err = stateOf(lower.ref); err != nil {
 			return nil, err
 		}
-		if lower, err = stateOf(ref); err != nil {
-			return nil, err
-		}
-		lowerCfg = cfg.Config
+		lowerCfg = lower.cfg.Config
 	} else {
-		pinned, err := pinnedBase(base.name, r.Path)
+		pinned, err := pinnedBase(base.name, fe.k.Recipe.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -131,10 +128,10 @@ func (fe *frontend) overlay(ctx context.Context, c gateway.Client, pl ocispecs.P
 			return nil, fmt.Errorf("reading the config of the mixin base %s: %w", pinned, err)
 		}
 		lowerCfg = img.Config
-		lower = llb.Image(pinned, llb.Platform(pl), llb.WithCustomName("[kitsmith] mixin base "+base.name))
+		lowerState = llb.Image(pinned, llb.Platform(pl), llb.WithCustomName("[kitsmith] mixin base "+base.name))
 	}
-	diff := llb.Diff(lower, upper, llb.WithCustomName("[kitsmith] overlay of "+fe.k.Stem+" over "+base.name))
-	return &content{state: diff, config: ocispecs.Image{Config: configDelta(lowerCfg, upperCfg.Config)}}, nil
+	diff := llb.Diff(lowerState, upper, llb.WithCustomName("[kitsmith] overlay of "+fe.k.Stem+" over "+base.name))
+	return &content{state: diff, config: ocispecs.Image{Config: configDelta(lowerCfg, up.cfg.Config)}}, nil
 }
 
 // scratchDefaults is the config dockerfile.v0 gives a FROM scratch stage

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	gateway "github.com/moby/buildkit/frontend/gateway/client"
+	"golang.org/x/sync/errgroup"
 	"gopkg.in/yaml.v3"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
@@ -26,12 +27,11 @@ func derivedProvides(ctx context.Context, ref gateway.Reference) ([]string, erro
 	if ref == nil {
 		return nil, nil
 	}
-	dpkg, err := readIfExists(ctx, ref, dpkgStatusPath)
-	if err != nil {
-		return nil, err
-	}
-	apk, err := readIfExists(ctx, ref, apkInstalledPath)
-	if err != nil {
+	var dpkg, apk []byte
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.Go(func() (err error) { dpkg, err = readIfExists(ectx, ref, dpkgStatusPath); return err })
+	eg.Go(func() (err error) { apk, err = readIfExists(ectx, ref, apkInstalledPath); return err })
+	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
 	return artifact.DerivedProvides(dpkg, apk), nil
