@@ -18,33 +18,29 @@ type yamlLine struct {
 	// code is the line without its comment; comment is the comment from
 	// its #, or "".
 	code, comment string
-	// pos maps a 1-based byte column of the line to the file.
-	pos func(col int) spec.Pos
+	// n is the 1-based line number in the YAML.
+	n int
 }
 
 // yamlLines splits the kit's descriptor YAML into content and comments: a
 // comment is text after a # that starts a line or follows whitespace,
 // outside quoted scalars and outside block scalar (| >) bodies.
-func yamlLines(k *spec.Kit) []yamlLine {
-	lines := strings.Split(string(k.Source), "\n")
-	var origins []spec.LineOrigin
+func (in *Input) yamlLines() []yamlLine {
+	if !in.once("yaml") {
+		return in.yaml
+	}
+	k := in.Kit
 	if k.Form == spec.FormComment {
-		if src, ok := k.SourceFiles()[k.Path]; ok {
-			_, origins, _ = spec.ExtractComment(src)
+		if src := in.source(k.Path); src != nil {
+			_, in.yamlOrigins, _ = spec.ExtractComment(src)
 		}
 	}
+	lines := strings.Split(string(k.Source), "\n")
 	out := make([]yamlLine, 0, len(lines))
 	blockIndent := -1 // indentation of the key owning a block scalar
 	for i, raw := range lines {
 		line := strings.TrimRight(raw, "\r")
-		n := i + 1
-		yl := yamlLine{code: line, pos: func(col int) spec.Pos {
-			if origins != nil && n <= len(origins) {
-				o := origins[n-1]
-				return spec.Pos{File: k.Path, Line: o.Line, Col: col + o.Offset}
-			}
-			return spec.Pos{File: k.Path, Line: n, Col: col}
-		}}
+		yl := yamlLine{code: line, n: i + 1}
 		indent := len(line) - len(strings.TrimLeft(line, " "))
 		if blockIndent >= 0 {
 			if strings.TrimSpace(line) == "" || indent > blockIndent {
@@ -53,23 +49,35 @@ func yamlLines(k *spec.Kit) []yamlLine {
 			}
 			blockIndent = -1
 		}
-		if col := commentStart(line); col >= 0 {
-			yl.code, yl.comment = line[:col], line[col:]
+		if strings.IndexByte(line, '#') >= 0 {
+			if col := commentStart(line); col >= 0 {
+				yl.code, yl.comment = line[:col], line[col:]
+			}
 		}
 		if opensBlock(strings.TrimRight(yl.code, " \t")) {
 			blockIndent = indent
 		}
 		out = append(out, yl)
 	}
+	in.yaml = out
 	return out
 }
 
+// yamlPos maps a 1-based line and byte column of the descriptor YAML to
+// the file it is in.
+func (in *Input) yamlPos(line, col int) spec.Pos {
+	if o := in.yamlOrigins; o != nil && line <= len(o) {
+		return spec.Pos{File: in.Kit.Path, Line: o[line-1].Line, Col: col + o[line-1].Offset}
+	}
+	return spec.Pos{File: in.Kit.Path, Line: line, Col: col}
+}
+
 // yamlComments returns the comments of the kit's descriptor YAML.
-func yamlComments(k *spec.Kit) []yamlComment {
+func (in *Input) yamlComments() []yamlComment {
 	var out []yamlComment
-	for _, l := range yamlLines(k) {
+	for _, l := range in.yamlLines() {
 		if l.comment != "" {
-			out = append(out, yamlComment{text: l.comment, pos: l.pos(len(l.code) + 1)})
+			out = append(out, yamlComment{text: l.comment, pos: in.yamlPos(l.n, len(l.code)+1)})
 		}
 	}
 	return out

@@ -13,7 +13,9 @@ import (
 
 // Input is what rules see of one kit: the loaded kit with positions, its
 // recipe parsed with BuildKit's Dockerfile parser, and every lifecycle hook
-// and shell-like lifecycle file parsed with a real shell parser.
+// and shell-like lifecycle file parsed with a real shell parser. Derived
+// views are computed once and shared by the rules, so an Input is not safe
+// for concurrent use.
 type Input struct {
 	// Kit is the loaded kit.
 	Kit *spec.Kit
@@ -29,6 +31,36 @@ type Input struct {
 	Entries []spec.Entry
 
 	hasLongRunning bool
+	sources        map[string][]byte
+	fileLines      map[string][]string
+	yaml           []yamlLine
+	yamlOrigins    []spec.LineOrigin
+	hosts          []hostEntry
+	injects        []injectDomain
+	cached         map[string]bool // which of yaml, hosts, injects are computed
+}
+
+// source returns the text of one of the kit's source files.
+func (in *Input) source(file string) []byte { return in.sources[file] }
+
+// lines returns the lines of a source file, without line terminators.
+func (in *Input) lines(file string) []string {
+	if l, ok := in.fileLines[file]; ok {
+		return l
+	}
+	l := strings.Split(strings.ReplaceAll(string(in.sources[file]), "\r\n", "\n"), "\n")
+	in.fileLines[file] = l
+	return l
+}
+
+// once reports whether the view named key still has to be computed, and
+// marks it computed.
+func (in *Input) once(key string) bool {
+	if in.cached[key] {
+		return false
+	}
+	in.cached[key] = true
+	return true
 }
 
 // Dockerfile is a parsed recipe.
@@ -37,6 +69,8 @@ type Dockerfile struct {
 	AST   *parser.Node
 	lines []string
 	pos   func(line, col int) spec.Pos
+	vars  []RecipeVar // Vars, once computed
+	done  bool
 }
 
 // Pos maps a recipe line and column (1-based) to a file position.
@@ -92,11 +126,11 @@ type LifecycleFile struct {
 // hook or recipe leave that part nil; the spec and syntax checks report
 // them.
 func NewInput(k *spec.Kit) *Input {
-	in := &Input{Kit: k}
+	in := &Input{Kit: k, sources: k.SourceFiles(), fileLines: map[string][]string{}, cached: map[string]bool{}}
 	if k.Descriptor != nil {
 		in.Entries = k.Descriptor.Entries()
 	}
-	in.Recipe = parseRecipe(k)
+	in.Recipe = in.parseRecipe()
 	for _, e := range in.Entries {
 		if e.Type == spec.TypeLongRunning {
 			in.hasLongRunning = true
@@ -114,13 +148,13 @@ func NewInput(k *spec.Kit) *Input {
 			hooks []spec.Hook
 		}{{"install", lc.Install}, {"startup", lc.Startup}} {
 			for i, h := range l.hooks {
-				in.Hooks = append(in.Hooks, newHook(k, l.phase, i, fmt.Sprintf("%s.%s[%d]", cf, l.phase, i), h))
+				in.Hooks = append(in.Hooks, in.newHook(l.phase, i, fmt.Sprintf("%s.%s[%d]", cf, l.phase, i), h))
 			}
 		}
 		for i, f := range lc.Files {
 			lf := &LifecycleFile{Index: i, Field: fmt.Sprintf("%s.files[%d]", cf, i), File: f}
 			if shellLikeFile(f.Path) {
-				lf.Script = parseScript(f.Content, scalarPos(k, lf.Field+".content"))
+				lf.Script = parseScript(f.Content, in.scalarPos(lf.Field+".content"))
 			}
 			in.Files = append(in.Files, lf)
 		}
@@ -134,18 +168,18 @@ func (in *Input) HasLongRunning() bool { return in.hasLongRunning }
 // contentPos maps a line and column of a lifecycle file's content to the
 // descriptor.
 func (in *Input) contentPos(f *LifecycleFile) func(line, col int) spec.Pos {
-	return scalarPos(in.Kit, f.Field+".content")
+	return in.scalarPos(f.Field + ".content")
 }
 
-func newHook(k *spec.Kit, phase string, i int, field string, h spec.Hook) *Hook {
+func (in *Input) newHook(phase string, i int, field string, h spec.Hook) *Hook {
 	hk := &Hook{Phase: phase, Index: i, Field: field, Hook: h}
 	if h.Command.IsShell {
-		hk.Script = parseScript(h.Command.Shell, scalarPos(k, field+".command"))
+		hk.Script = parseScript(h.Command.Shell, in.scalarPos(field+".command"))
 		return hk
 	}
 	argv := h.Command.Argv
 	if j := shellScriptArg(argv); j > 0 {
-		hk.Script = parseScript(argv[j], scalarPos(k, fmt.Sprintf("%s.command[%d]", field, j)))
+		hk.Script = parseScript(argv[j], in.scalarPos(fmt.Sprintf("%s.command[%d]", field, j)))
 		return hk
 	}
 	hk.Argv = argv
@@ -199,7 +233,19 @@ type Script struct {
 	// Source is the script as written, ${{ … }} placeholders included.
 	Source string
 	pos    func(line, col int) spec.Pos
+
+	// Computed once: the results of Commands, Reads and Assignments.
+	commands    []Command
+	reads       []VarRef
+	assignments []Assignment
+	computed    uint8
 }
+
+const (
+	computedCommands = 1 << iota
+	computedReads
+	computedAssignments
+)
 
 // Pos maps a position inside the script to the file it was written in.
 func (s *Script) Pos(p syntax.Pos) spec.Pos { return s.pos(int(p.Line()), int(p.Col())) }
@@ -249,7 +295,8 @@ func maskPlaceholders(s string) string {
 }
 
 // parseRecipe parses the kit's content recipe with BuildKit's parser.
-func parseRecipe(k *spec.Kit) *Dockerfile {
+func (in *Input) parseRecipe() *Dockerfile {
+	k := in.Kit
 	r := k.Recipe
 	if r == nil {
 		return nil
@@ -259,7 +306,7 @@ func parseRecipe(k *spec.Kit) *Dockerfile {
 	if k.Form == spec.FormComment {
 		// Parse the file itself: its first directive is only a comment to
 		// the parser, and its line numbers are the file's.
-		if src, ok := k.SourceFiles()[k.Path]; ok {
+		if src, ok := in.sources[k.Path]; ok {
 			text = src
 			pos = func(line, col int) spec.Pos { return spec.Pos{File: k.Path, Line: line, Col: col} }
 		}

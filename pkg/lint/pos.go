@@ -10,10 +10,10 @@ import (
 // value at field to its position in the source file. Literal block
 // scalars (|) map line by line; quoted and plain scalars map columns on
 // their first line; folded scalars map everything to their start.
-func scalarPos(k *spec.Kit, field string) func(line, col int) spec.Pos {
+func (in *Input) scalarPos(field string) func(line, col int) spec.Pos {
+	k := in.Kit
 	start := k.PosOf(field).Start
-	src := k.SourceFiles()[start.File]
-	lines := strings.Split(string(src), "\n")
+	lines := in.lines(start.File)
 	at := func(n int) string {
 		if n >= 1 && n <= len(lines) {
 			return strings.TrimRight(lines[n-1], "\r")

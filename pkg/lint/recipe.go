@@ -97,8 +97,17 @@ func (d *Dockerfile) skipBlanks(n *parser.Node, c cursor) cursor {
 }
 
 // Vars returns the NAME=value pairs of every ENV and ARG instruction, in
-// order, with the position of each name and value.
+// order, with the position of each name and value. The slice is shared: do
+// not modify it.
 func (d *Dockerfile) Vars() []RecipeVar {
+	if !d.done {
+		d.done = true
+		d.vars = d.findVars()
+	}
+	return d.vars
+}
+
+func (d *Dockerfile) findVars() []RecipeVar {
 	var out []RecipeVar
 	for _, n := range d.Instructions() {
 		switch strings.ToLower(n.Value) {

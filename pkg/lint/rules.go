@@ -72,6 +72,13 @@ func (in *Input) withDefaults(s string) string {
 
 // networkHosts lists every host of every network-policy entry.
 func (in *Input) networkHosts() []hostEntry {
+	if in.once("hosts") {
+		in.hosts = in.collectHosts()
+	}
+	return in.hosts
+}
+
+func (in *Input) collectHosts() []hostEntry {
 	var out []hostEntry
 	for _, e := range in.Entries {
 		if e.Type != spec.TypeNetworkPolicy && e.Type != spec.TypeNetworkPolicy2 {
@@ -118,6 +125,13 @@ type injectDomain struct {
 }
 
 func (in *Input) injectDomains() []injectDomain {
+	if in.once("injects") {
+		in.injects = in.collectInjects()
+	}
+	return in.injects
+}
+
+func (in *Input) collectInjects() []injectDomain {
 	var out []injectDomain
 	for _, e := range in.Entries {
 		if e.Type != spec.TypeCredential {

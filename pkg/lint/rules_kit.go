@@ -244,7 +244,7 @@ var argRefInComment = &Rule{
 	Fix: "Write the placeholder without its braces in comments (kit.args.NAME), or remove it.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
-		for _, c := range yamlComments(in.Kit) {
+		for _, c := range in.yamlComments() {
 			for _, m := range argRefRE.FindAllStringSubmatchIndex(c.text, -1) {
 				p := spec.Pos{File: c.pos.File, Line: c.pos.Line, Col: c.pos.Col + m[0]}
 				out = append(out, Finding{Range: rangeWidth(p, m[1]-m[0]),
@@ -278,6 +278,9 @@ type vocabularyHit struct {
 func vocabularyHits(in *Input) []vocabularyHit {
 	var out []vocabularyHit
 	scan := func(text string, pos func(col int) spec.Pos) {
+		if !strings.Contains(text, "docker") && !strings.Contains(text, "/usr/share/") {
+			return // every term holds one of these
+		}
 		for v, voc := range vocabularies {
 			for _, t := range voc.terms {
 				for from := 0; ; {
@@ -292,14 +295,14 @@ func vocabularyHits(in *Input) []vocabularyHit {
 		}
 	}
 	k := in.Kit
-	if src, ok := k.SourceFiles()[k.Path]; ok {
+	if src := in.source(k.Path); src != nil {
 		first, _, _ := strings.Cut(string(src), "\n")
 		if strings.HasPrefix(first, "# syntax=") {
 			scan(first, func(col int) spec.Pos { return spec.Pos{File: k.Path, Line: 1, Col: col} })
 		}
 	}
-	for _, l := range yamlLines(k) {
-		scan(l.code, l.pos)
+	for _, l := range in.yamlLines() {
+		scan(l.code, func(col int) spec.Pos { return in.yamlPos(l.n, col) })
 	}
 	if d := in.Recipe; d != nil {
 		for _, n := range d.Instructions() {

@@ -117,9 +117,8 @@ func article(word string) string {
 
 // knownTokens scans every source file of the kit for known token formats.
 func (s *secretScan) knownTokens() {
-	files := s.in.Kit.SourceFiles()
-	for _, name := range sortedKeys(files) {
-		src := string(files[name])
+	for _, name := range sortedKeys(s.in.sources) {
+		src := string(s.in.source(name))
 		if _, loc := findToken(src); loc == nil {
 			continue
 		}
@@ -142,11 +141,11 @@ func (s *secretScan) hooks() {
 			}
 		}
 		if h.Command.IsShell {
-			s.pairs(h.Command.Shell, scalarPos(s.in.Kit, h.Field+".command"), h.Label())
+			s.pairs(h.Command.Shell, s.in.scalarPos(h.Field+".command"), h.Label())
 			continue
 		}
 		for j, arg := range h.Command.Argv {
-			s.pairs(arg, scalarPos(s.in.Kit, fmt.Sprintf("%s.command[%d]", h.Field, j)), h.Label())
+			s.pairs(arg, s.in.scalarPos(fmt.Sprintf("%s.command[%d]", h.Field, j)), h.Label())
 		}
 	}
 }

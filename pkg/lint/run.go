@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -84,6 +85,10 @@ func WithDisable(ids ...string) Option {
 	}
 }
 
+// defaultRegistry holds DefaultRules; a Registry is immutable, so one is
+// shared by every Run.
+var defaultRegistry = sync.OnceValues(func() (*Registry, error) { return NewRegistry(DefaultRules()...) })
+
 func makeOptions(opts []Option) (*options, error) {
 	o := &options{}
 	for _, opt := range opts {
@@ -92,7 +97,7 @@ func makeOptions(opts []Option) (*options, error) {
 		}
 	}
 	if o.reg == nil {
-		reg, err := NewRegistry(DefaultRules()...)
+		reg, err := defaultRegistry()
 		if err != nil {
 			return nil, err
 		}

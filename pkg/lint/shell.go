@@ -75,8 +75,17 @@ var wrappers = map[string]map[string]bool{
 	"unbuffer": {},
 }
 
-// Commands returns every simple command the script runs, in order.
+// Commands returns every simple command the script runs, in order. The
+// slice is shared: do not modify it.
 func (s *Script) Commands() []Command {
+	if s.computed&computedCommands == 0 {
+		s.computed |= computedCommands
+		s.commands = s.findCommands()
+	}
+	return s.commands
+}
+
+func (s *Script) findCommands() []Command {
 	var out []Command
 	background := map[*syntax.CallExpr]bool{}
 	syntax.Walk(s.File, func(n syntax.Node) bool {
@@ -227,8 +236,16 @@ var shellVars = map[string]bool{
 // the script assigns (assignments, for and select variables,
 // read/mapfile/getopts/printf -v targets, declare/local/export, arithmetic
 // assignments). Text in single quotes and quoted here-documents is not
-// expanded, so it reads nothing.
+// expanded, so it reads nothing. The slice is shared: do not modify it.
 func (s *Script) Reads() []VarRef {
+	if s.computed&computedReads == 0 {
+		s.computed |= computedReads
+		s.reads = s.findReads()
+	}
+	return s.reads
+}
+
+func (s *Script) findReads() []VarRef {
 	assigned := map[string]bool{}
 	for _, a := range s.Assignments() {
 		assigned[a.Name] = true
@@ -326,8 +343,17 @@ type Assignment struct {
 	HasValue bool
 }
 
-// Assignments returns every variable the script sets.
+// Assignments returns every variable the script sets. The slice is
+// shared: do not modify it.
 func (s *Script) Assignments() []Assignment {
+	if s.computed&computedAssignments == 0 {
+		s.computed |= computedAssignments
+		s.assignments = s.findAssignments()
+	}
+	return s.assignments
+}
+
+func (s *Script) findAssignments() []Assignment {
 	var out []Assignment
 	add := func(a *syntax.Assign, exported bool) {
 		if a == nil || a.Name == nil {
