@@ -2,7 +2,8 @@ package spec
 
 import (
 	"fmt"
-	"io/fs"
+	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,62 +16,137 @@ import (
 	"github.com/kitsmith/kitsmith/schemas"
 )
 
-// schemaSet is the compiled embedded schema. It is immutable once built.
+// schemaSet is the compiled embedded schema. Its compiler is not safe for
+// concurrent use, so every compilation after the first one (the entry
+// rules of a type, a subschema looked up for a message) holds mu.
 type schemaSet struct {
-	root     *jsonschema.Schema
+	root *jsonschema.Schema
+
+	mu       sync.Mutex
 	compiler *jsonschema.Compiler
-	// byType holds the entry rules of each well-known type, applied by
-	// entryChecks (see schemadispatch.go).
+	// dispatch maps each well-known type to the key of its entry rules
+	// under $defs/kitsmithEntryByType (see schemadispatch.go).
+	dispatch map[string]string
+	// byType holds the entry rules compiled so far, by type.
 	byType map[string]*jsonschema.Schema
 }
 
 // compiledSchema compiles the embedded schema once per process; the result
-// is read-only and shared.
+// is shared. Compilation is the bulk of a cold validation, so only the
+// descriptor schema proper is compiled up front: a capability schema file
+// is loaded (and checked against its meta-schema) the first time an entry
+// of its type is validated.
 var compiledSchema = sync.OnceValues(compileSchema)
 
 func compileSchema() (*schemaSet, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	var dispatch map[string]string
-	err := fs.WalkDir(schemas.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
-			return err
-		}
-		f, err := schemas.FS().Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			return fmt.Errorf("schema %s: %w", p, err)
-		}
-		if p == schemas.Root {
-			dispatch = splitEntryChain(doc)
-		}
-		return c.AddResource(schemas.BaseURL+p, doc)
-	})
+	c.UseLoader(embeddedLoader{})
+	c.UseRegexpEngine(lazyRegexpEngine())
+	doc, err := loadEmbedded(schemas.Root)
 	if err != nil {
+		return nil, err
+	}
+	dispatch := splitEntryChain(doc)
+	if err := c.AddResource(schemas.BaseURL+schemas.Root, doc); err != nil {
 		return nil, fmt.Errorf("loading embedded schema: %w", err)
 	}
 	root, err := c.Compile(schemas.BaseURL + schemas.Root)
 	if err != nil {
 		return nil, fmt.Errorf("compiling embedded schema: %w", err)
 	}
-	set := &schemaSet{root: root, compiler: c, byType: map[string]*jsonschema.Schema{}}
-	for typ, key := range dispatch {
-		sch, err := c.Compile(schemas.BaseURL + schemas.Root + "#/$defs/" + dispatchKey + "/" + key)
-		if err != nil {
-			return nil, fmt.Errorf("compiling embedded schema: %w", err)
+	return &schemaSet{root: root, compiler: c, dispatch: dispatch, byType: map[string]*jsonschema.Schema{}}, nil
+}
+
+// lazyRegexpEngine returns the regular-expression engine of the schema
+// compiler: a pattern is checked when the schema is compiled but turned
+// into a matcher only the first time a value is matched against it (most
+// patterns guard fields a given kit does not have), and a pattern written
+// several times is compiled once.
+func lazyRegexpEngine() jsonschema.RegexpEngine {
+	seen := map[string]*lazyRegexp{}
+	return func(pattern string) (jsonschema.Regexp, error) {
+		if r, ok := seen[pattern]; ok {
+			return r, nil
 		}
-		set.byType[typ] = sch
+		if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
+			return nil, err
+		}
+		r := &lazyRegexp{pattern: pattern, re: sync.OnceValues(func() (*regexp.Regexp, error) {
+			return regexp.Compile(pattern)
+		})}
+		seen[pattern] = r
+		return r, nil
 	}
-	return set, nil
+}
+
+// lazyRegexp is a schema pattern compiled on first use. It is safe for
+// concurrent use.
+type lazyRegexp struct {
+	pattern string
+	re      func() (*regexp.Regexp, error)
+}
+
+func (r *lazyRegexp) String() string { return r.pattern }
+
+// MatchString reports whether s matches the pattern. A pattern that
+// parsed but does not compile (which the schema's own tests rule out)
+// matches nothing, so the value is reported rather than let through.
+func (r *lazyRegexp) MatchString(s string) bool {
+	re, err := r.re()
+	return err == nil && re.MatchString(s)
+}
+
+// embeddedLoader resolves the schema files the descriptor schema refers
+// to from the embedded copy; it never touches the network.
+type embeddedLoader struct{}
+
+func (embeddedLoader) Load(u string) (any, error) {
+	p, ok := strings.CutPrefix(u, schemas.BaseURL)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an embedded schema", u)
+	}
+	return loadEmbedded(p)
+}
+
+func loadEmbedded(p string) (any, error) {
+	f, err := schemas.FS().Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("loading embedded schema: %w", err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("loading embedded schema %s: %w", p, err)
+	}
+	return doc, nil
+}
+
+// entrySchema returns the compiled entry rules of the well-known type typ,
+// compiling them on first use, or nil when typ has none.
+func (s *schemaSet) entrySchema(typ string) (*jsonschema.Schema, error) {
+	key, ok := s.dispatch[typ]
+	if !ok {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sch, ok := s.byType[typ]; ok {
+		return sch, nil
+	}
+	sch, err := s.compiler.Compile(schemas.BaseURL + schemas.Root + "#/$defs/" + dispatchKey + "/" + key)
+	if err != nil {
+		return nil, fmt.Errorf("compiling embedded schema for %s: %w", typ, err)
+	}
+	s.byType[typ] = sch
+	return sch, nil
 }
 
 // lookup returns the compiled schema at an absolute location (cached by the
 // compiler), or nil.
 func (s *schemaSet) lookup(loc string) *jsonschema.Schema {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	sch, err := s.compiler.Compile(loc)
 	if err != nil {
 		return nil
@@ -100,7 +176,11 @@ func checkSchema(doc *document, v any) Errors {
 			}
 			leaves = bestLeaves(ve)
 		}
-		for _, ve := range s.entryChecks(v) {
+		ves, err := s.entryChecks(v)
+		if err != nil {
+			return Errors{{Code: "internal", Msg: err.Error(), Err: err}}
+		}
+		for _, ve := range ves {
 			leaves = append(leaves, bestLeaves(ve)...)
 		}
 		if len(leaves) == 0 {

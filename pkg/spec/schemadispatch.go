@@ -73,15 +73,20 @@ func typeCondition(c any) (string, any, bool) {
 // entryChecks validates every capability entry of v (top-level entries
 // and group members, as the descriptor schema reaches them) against the
 // then-schema of its type, and returns the violations with locations in
-// the whole document.
-func (s *schemaSet) entryChecks(v any) []*jsonschema.ValidationError {
+// the whole document. The error is an embedded schema that does not
+// compile.
+func (s *schemaSet) entryChecks(v any) ([]*jsonschema.ValidationError, error) {
 	root, _ := v.(map[string]any)
 	items, _ := root["capabilities"].([]any)
 	var out []*jsonschema.ValidationError
+	var cerr error
 	check := func(e any, loc []string) {
 		m, _ := e.(map[string]any)
 		t, _ := m["type"].(string)
-		sch := s.byType[t]
+		sch, err := s.entrySchema(t)
+		if err != nil {
+			cerr = err
+		}
 		if sch == nil {
 			return
 		}
@@ -108,7 +113,7 @@ func (s *schemaSet) entryChecks(v any) []*jsonschema.ValidationError {
 			check(mem, append(append([]string{}, at...), "group", "capabilities", strconv.Itoa(j)))
 		}
 	}
-	return out
+	return out, cerr
 }
 
 // relocate prefixes the instance locations of a violation tree with loc.
