@@ -315,8 +315,8 @@ func enclosingKit(p string, isDir bool) (string, bool) {
 		if name, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
 			return filepath.Join(dir, name), true
 		}
-		if abs == stop || filepath.Dir(abs) == abs || !strings.HasPrefix(abs, stop) {
-			return "", false
+		if rel, err := filepath.Rel(stop, abs); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", false // at or outside the working directory
 		}
 		dir = filepath.Dir(dir)
 	}
