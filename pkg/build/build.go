@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -134,6 +135,9 @@ func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- Even
 	if err != nil {
 		return nil, err
 	}
+	if b.closer != nil {
+		defer b.closer.Close()
+	}
 	res, err := b.result(opts)
 	if err != nil {
 		return nil, err
@@ -217,4 +221,6 @@ type built struct {
 	yaml       []byte
 	warnings   spec.Errors
 	stem, kind string
+	// closer, when set, releases what index reads from.
+	closer io.Closer
 }

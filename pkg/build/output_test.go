@@ -209,3 +209,53 @@ func layoutFilesOrNone(dir string) []string {
 	}
 	return out
 }
+
+func TestArchiveReadInPlace(t *testing.T) {
+	res, err := Build(context.Background(), nil, loadKit(t, "decl-mixin"), Options{
+		Outputs: []Output{{Type: OutputOCIArchive, Dest: filepath.Join(t.TempDir(), "kit.tar")}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := openArchive(res.Written[0].Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	idx, err := a.index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := idx.Digest(); d != res.Index.Digest {
+		t.Errorf("index %s, built %s", d, res.Index.Digest)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range im.Manifests {
+		img, err := idx.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := img.Digest(); got != res.Manifests[i].Digest {
+			t.Errorf("manifest %s, built %s", got, res.Manifests[i].Digest)
+		}
+		layers, err := img.Layers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := layerEntries(t, layers[0]); len(names) != 7 {
+			t.Errorf("layer entries %v", names)
+		}
+		if _, err := img.ConfigFile(); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := idx.Image(res.Index.Digest); err == nil {
+		t.Error("an index read as an image")
+	}
+	if _, err := a.open("blobs/sha256/nope"); err == nil {
+		t.Error("a missing blob opened")
+	}
+}
