@@ -154,7 +154,7 @@ func NewInput(k *spec.Kit) *Input {
 		for i, f := range lc.Files {
 			lf := &LifecycleFile{Index: i, Field: fmt.Sprintf("%s.files[%d]", cf, i), File: f}
 			if shellLikeFile(f.Path) {
-				lf.Script = parseScript(f.Content, in.scalarPos(lf.Field+".content"))
+				lf.Script = parseScript(f.Content, in.Kit.ValuePos(lf.Field+".content"))
 			}
 			in.Files = append(in.Files, lf)
 		}
@@ -168,18 +168,18 @@ func (in *Input) HasLongRunning() bool { return in.hasLongRunning }
 // contentPos maps a line and column of a lifecycle file's content to the
 // descriptor.
 func (in *Input) contentPos(f *LifecycleFile) func(line, col int) spec.Pos {
-	return in.scalarPos(f.Field + ".content")
+	return in.Kit.ValuePos(f.Field + ".content")
 }
 
 func (in *Input) newHook(phase string, i int, field string, h spec.Hook) *Hook {
 	hk := &Hook{Phase: phase, Index: i, Field: field, Hook: h}
 	if h.Command.IsShell {
-		hk.Script = parseScript(h.Command.Shell, in.scalarPos(field+".command"))
+		hk.Script = parseScript(h.Command.Shell, in.Kit.ValuePos(field+".command"))
 		return hk
 	}
 	argv := h.Command.Argv
 	if j := shellScriptArg(argv); j > 0 {
-		hk.Script = parseScript(argv[j], in.scalarPos(fmt.Sprintf("%s.command[%d]", field, j)))
+		hk.Script = parseScript(argv[j], in.Kit.ValuePos(fmt.Sprintf("%s.command[%d]", field, j)))
 		return hk
 	}
 	hk.Argv = argv

@@ -141,11 +141,11 @@ func (s *secretScan) hooks() {
 			}
 		}
 		if h.Command.IsShell {
-			s.pairs(h.Command.Shell, s.in.scalarPos(h.Field+".command"), h.Label())
+			s.pairs(h.Command.Shell, s.in.Kit.ValuePos(h.Field+".command"), h.Label())
 			continue
 		}
 		for j, arg := range h.Command.Argv {
-			s.pairs(arg, s.in.scalarPos(fmt.Sprintf("%s.command[%d]", h.Field, j)), h.Label())
+			s.pairs(arg, s.in.Kit.ValuePos(fmt.Sprintf("%s.command[%d]", h.Field, j)), h.Label())
 		}
 	}
 }

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"path"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Form is how a kit source is authored (SPEC-v3 §3).
@@ -136,6 +138,30 @@ func (k *Kit) PosOf(field string) Range {
 		val = key
 	}
 	return k.doc.rangeOf(val)
+}
+
+// ValuePos returns a function that maps a 1-based line and column inside
+// the string value at field (a hook command, a file's content) to its
+// position in the source file: line by line for literal block scalars
+// (|), on the first line for plain and quoted scalars, and to the value's
+// start otherwise.
+func (k *Kit) ValuePos(field string) func(line, col int) Pos {
+	start := k.PosOf(field).Start
+	if k.doc == nil {
+		return func(int, int) Pos { return start }
+	}
+	_, n, ok := k.doc.find(parseField(field))
+	if !ok || n == nil || n.Kind != yaml.ScalarNode {
+		return func(int, int) Pos { return start }
+	}
+	lines := scalarLines(k.doc, n)
+	return func(line, col int) Pos {
+		if line < 1 || line > len(lines) || line > 1 && lines[line-1].Line == start.Line {
+			return start
+		}
+		o := lines[line-1]
+		return Pos{File: start.File, Line: o.Line, Col: col + o.Offset}
+	}
 }
 
 // KeyPosOf is like PosOf but points at the key of a mapping entry rather

@@ -376,8 +376,9 @@ func lookupKey(m *yaml.Node, name string, depth int) (key, val *yaml.Node) {
 }
 
 // scalarLines maps the lines of a string scalar's value to lines of the
-// file: exact for literal block scalars (|), and every line to the scalar's
-// start otherwise.
+// file: line by line for literal block scalars (|); the first line's
+// columns for plain and quoted scalars; every other line (and folded
+// scalars) to the scalar's start.
 func scalarLines(d *document, n *yaml.Node) []LineOrigin {
 	count := strings.Count(n.Value, "\n") + 1
 	out := make([]LineOrigin, count)
@@ -385,7 +386,12 @@ func scalarLines(d *document, n *yaml.Node) []LineOrigin {
 	for i := range out {
 		out[i] = LineOrigin{Line: start.Line, Offset: start.Col - 1}
 	}
-	if n.Style != yaml.LiteralStyle {
+	switch n.Style {
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		out[0].Offset = start.Col // the opening quote
+		return out
+	case yaml.LiteralStyle:
+	default:
 		return out
 	}
 	src := strings.Split(string(d.src), "\n")
