@@ -32,7 +32,6 @@ type Input struct {
 
 	hasLongRunning bool
 	sources        map[string][]byte
-	fileLines      map[string][]string
 	yaml           []yamlLine
 	yamlOrigins    []spec.LineOrigin
 	hosts          []hostEntry
@@ -42,16 +41,6 @@ type Input struct {
 
 // source returns the text of one of the kit's source files.
 func (in *Input) source(file string) []byte { return in.sources[file] }
-
-// lines returns the lines of a source file, without line terminators.
-func (in *Input) lines(file string) []string {
-	if l, ok := in.fileLines[file]; ok {
-		return l
-	}
-	l := strings.Split(strings.ReplaceAll(string(in.sources[file]), "\r\n", "\n"), "\n")
-	in.fileLines[file] = l
-	return l
-}
 
 // once reports whether the view named key still has to be computed, and
 // marks it computed.
@@ -126,7 +115,7 @@ type LifecycleFile struct {
 // hook or recipe leave that part nil; the spec and syntax checks report
 // them.
 func NewInput(k *spec.Kit) *Input {
-	in := &Input{Kit: k, sources: k.SourceFiles(), fileLines: map[string][]string{}, cached: map[string]bool{}}
+	in := &Input{Kit: k, sources: k.SourceFiles(), cached: map[string]bool{}}
 	if k.Descriptor != nil {
 		in.Entries = k.Descriptor.Entries()
 	}
