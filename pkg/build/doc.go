@@ -13,7 +13,9 @@
 //     inline build:, or a "# kit:" comment descriptor) is solved through a
 //     Solver (a BuildKit client) with an in-process gateway build function:
 //     kitsmith is the frontend and calls BuildKit's built-in dockerfile.v0
-//     once per platform. A workload exports its image as built; a mixin
+//     (one multi-platform call, with a result per platform; the options the
+//     reference frontend drops are dropped). A workload exports its image
+//     as built; a mixin
 //     exports its overlay (a FROM scratch final stage as built, otherwise
 //     the llb.Diff against a digest-pinned base) with an image config
 //     reduced to what the recipe stated. The staged sources are a layer of
