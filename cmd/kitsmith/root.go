@@ -21,6 +21,7 @@ const (
 type exitError struct {
 	code int
 	err  error
+	hint string // printed on its own line after err
 }
 
 func (e *exitError) Error() string {
@@ -74,7 +75,7 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+		return &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("See '%s --help'.", c.CommandPath())}
 	})
 	root.AddCommand(
 		newValidateCmd(ro),
@@ -103,6 +104,9 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 	if errors.As(err, &ee) {
 		if ee.err != nil {
 			fmt.Fprintf(stderr, "kitsmith: %v\n", ee.err)
+		}
+		if ee.hint != "" {
+			fmt.Fprintln(stderr, ee.hint)
 		}
 		return ee.code
 	}

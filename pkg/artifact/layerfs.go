@@ -138,7 +138,7 @@ func (f *layerFS) apply(ctx context.Context, r io.Reader, layer int) error {
 // the children, anything else replaces what was there.
 func (f *layerFS) put(parent *fsNode, base string, hdr *tar.Header, layer int) *fsNode {
 	typ := hdr.Typeflag
-	if typ == tar.TypeRegA { //nolint:staticcheck // old archives still write it
+	if typ == '\x00' { // tar.TypeRegA, which old archives still write
 		typ = typeReg
 	}
 	n := parent.children[base]

@@ -86,9 +86,7 @@ func markers(k *spec.Kit) []marker {
 			m := wantRE.FindStringSubmatchIndex(line)
 			var ids []string
 			if m != nil {
-				for _, id := range strings.FieldsFunc(line[m[2]:m[3]], func(r rune) bool { return r == ',' || r == ' ' }) {
-					ids = append(ids, id)
-				}
+				ids = strings.FieldsFunc(line[m[2]:m[3]], func(r rune) bool { return r == ',' || r == ' ' })
 			}
 			if m != nil && strings.Trim(line[:m[0]], " \t#") == "" {
 				pending = append(pending, ids...)

@@ -4,9 +4,6 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// rangeAt is a range of which only the start is known.
-func rangeAt(p spec.Pos) spec.Range { return spec.Range{Start: p} }
-
 // rangeWidth is the range of width bytes starting at p, on one line.
 func rangeWidth(p spec.Pos, width int) spec.Range {
 	if !p.IsValid() || width <= 0 {

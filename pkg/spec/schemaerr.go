@@ -232,14 +232,6 @@ func displayList(vs []any) string {
 	return strings.Join(parts, ", ")
 }
 
-func quoteList(vs []string) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = strconv.Quote(v)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // allowedKeys lists the properties the schema at loc declares.
 func allowedKeys(s *schemaSet, loc string) []string {
 	sch := s.lookup(loc)

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -197,8 +196,6 @@ func firstSentence(s string) string {
 	}
 	return s
 }
-
-var capTypeInLoc = regexp.MustCompile(`capabilities/[^#]*?/([a-z0-9-]+@[0-9]+)\.schema\.json`)
 
 // falseSchemaMsg explains a field that may not be present at all.
 func falseSchemaMsg(root any, loc []string, what string) string {
