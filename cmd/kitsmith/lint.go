@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -21,10 +20,6 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/lint/format"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
-
-// lintGCPercent is the garbage collector target of a lint run, unless
-// GOGC is set.
-const lintGCPercent = 400
 
 // lintOptions are the flags and arguments of kitsmith lint.
 type lintOptions struct {
@@ -79,11 +74,6 @@ Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
 			}
 			if o.listRules {
 				return listRules(cmd.OutOrStdout())
-			}
-			if _, set := ro.env["GOGC"]; !set {
-				// A lint run is short and its heap small: collecting less
-				// often saves a third of a cold run's CPU time.
-				defer debug.SetGCPercent(debug.SetGCPercent(lintGCPercent))
 			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 )
+
+// gcPercent is the garbage collector target of a run, unless GOGC is set.
+const gcPercent = 400
 
 // Exit codes.
 const (
@@ -91,6 +95,11 @@ failed build/check; 2 usage, configuration or I/O error.`,
 
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) int {
+	if _, set := e["GOGC"]; !set {
+		// A kitsmith run is short and its heap small: collecting less often
+		// saves about a third of a cold validate or lint run's CPU time.
+		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
 	ro := &rootOptions{env: e}
 	root := newRootCmd(ro)
 	root.SetArgs(args)
