@@ -151,7 +151,7 @@ func judgeMerge(merged *spec.Descriptor, kits []listedKit) []Finding {
 			}
 			v := pr.Version
 			if v == "" {
-				v = effectiveVersion(k.ref, k.d)
+				v = spec.EffectiveVersion(k.ref, k.d)
 			}
 			if !carried[spec.NormalizeName(pr.Name)+"@"+v] {
 				out = append(out, fail("%s provides %s@%s, which the merged descriptor does not: a merged kit provides what its kits provide", k.ref, pr.Name, v)...)
@@ -214,43 +214,11 @@ func providesFor(k listedKit, req spec.Require) bool {
 		}
 		v := pr.Version
 		if v == "" {
-			v = effectiveVersion(k.ref, k.d)
+			v = spec.EffectiveVersion(k.ref, k.d)
 		}
-		if satisfies(v, req.Constraints) {
+		if req.SatisfiedBy(spec.Provide{Name: pr.Name, Version: v}) {
 			return true
 		}
 	}
 	return false
-}
-
-func satisfies(v string, cs []spec.Constraint) bool {
-	if len(cs) == 0 {
-		return true
-	}
-	if v == "" {
-		return false
-	}
-	for _, c := range cs {
-		n := spec.CompareVersions(v, c.Version)
-		ok := map[string]bool{">=": n >= 0, ">": n > 0, "<=": n <= 0, "<": n < 0, "=": n == 0}[c.Op]
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// effectiveVersion is the version an unversioned provide of a listed kit
-// carries: the version-shaped tag the set consumed it by, else its
-// version: field.
-func effectiveVersion(ref string, d *spec.Descriptor) string {
-	if r, err := name.ParseReference(ref); err == nil {
-		if t, ok := r.(name.Tag); ok {
-			tag := strings.TrimPrefix(t.TagStr(), "v")
-			if spec.CheckVersion(tag) == nil {
-				return tag
-			}
-		}
-	}
-	return d.Version
 }

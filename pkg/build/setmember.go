@@ -10,7 +10,6 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/containerd/platforms"
@@ -107,7 +106,7 @@ func resolveMember(ctx context.Context, i int, ref string, kr spec.KitRef, opts 
 		return nil, fmt.Errorf("its published descriptor is invalid: %w", rep.Err())
 	}
 	m.desc = pk.Descriptor
-	m.desc.Version = effectiveVersion(listed, m.desc)
+	m.desc.Version = spec.EffectiveVersion(listed.String(), m.desc)
 	if m.desc.Kind != spec.KindWorkload && m.desc.Kind != spec.KindMixin {
 		return nil, fmt.Errorf("its published kind is %q, not workload or mixin", m.desc.Kind)
 	}
@@ -115,18 +114,6 @@ func resolveMember(ctx context.Context, i int, ref string, kr spec.KitRef, opts 
 		return nil, err
 	}
 	return m, nil
-}
-
-// effectiveVersion is the version a listed kit's unversioned provides
-// carry: the version-shaped tag the set lists it by ("…:1.2", "…:v1.2"),
-// else its version: field.
-func effectiveVersion(r name.Reference, d *spec.Descriptor) string {
-	if t, ok := r.(name.Tag); ok {
-		if v := strings.TrimPrefix(t.TagStr(), "v"); spec.CheckVersion(v) == nil {
-			return v
-		}
-	}
-	return d.Version
 }
 
 // platformImages picks the image of each requested platform from idx,
@@ -288,26 +275,13 @@ func (m *member) applyArgs(supplied map[string]string, setArgs map[string]spec.A
 	}
 	d := *m.desc
 	d.Args = nil
-	j, err := json.Marshal(&d)
+	out, err := spec.ExpandDescriptor(&d, values)
+	if err != nil {
+		return fmt.Errorf("its declarations do not take the set's args: %w", err)
+	}
+	j, err := json.Marshal(out)
 	if err != nil {
 		return err
-	}
-	var doc any
-	if err := json.Unmarshal(j, &doc); err != nil {
-		return err
-	}
-	if top, ok := doc.(map[string]any); ok {
-		for k, e := range top {
-			top[k] = expandArgs(e, values, k == "capabilities")
-		}
-	}
-	j, err = json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	var out spec.Descriptor
-	if err := json.Unmarshal(j, &out); err != nil {
-		return fmt.Errorf("its declarations no longer decode with the set's args: %w", err)
 	}
 	for _, ref := range argRefRE.FindAllStringSubmatch(string(j), -1) {
 		if _, ok := values[ref[1]]; !ok {
@@ -316,59 +290,6 @@ func (m *member) applyArgs(supplied map[string]string, setArgs map[string]spec.A
 			}
 		}
 	}
-	m.desc = &out
+	m.desc = out
 	return nil
-}
-
-// expandArgs replaces references to the given args in every string value
-// of a JSON data model. With typed (capability configs), a string that is
-// exactly one reference takes the value's type (true, false, integers and
-// decimals), as create-phase expansion does.
-func expandArgs(v any, values map[string]string, typed bool) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = expandArgs(e, values, typed)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = expandArgs(e, values, typed)
-		}
-		return x
-	case string:
-		if sub := argRefRE.FindStringSubmatch(x); sub != nil && sub[0] == x {
-			if val, ok := values[sub[1]]; ok && typed {
-				return typedValue(val)
-			} else if ok {
-				return val
-			}
-			return x
-		}
-		return argRefRE.ReplaceAllStringFunc(x, func(ref string) string {
-			if val, ok := values[argRefRE.FindStringSubmatch(ref)[1]]; ok {
-				return val
-			}
-			return ref
-		})
-	}
-	return v
-}
-
-// typedValue types a whole-reference value: booleans and numbers become
-// themselves, anything else stays a string.
-func typedValue(s string) any {
-	switch s {
-	case "true":
-		return true
-	case "false":
-		return false
-	}
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil && strconv.FormatInt(i, 10) == s {
-		return i
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && strconv.FormatFloat(f, 'f', -1, 64) == s {
-		return f
-	}
-	return s
 }

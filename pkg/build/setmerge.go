@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math/big"
 	"path"
 	"reflect"
 	"slices"
@@ -125,41 +124,11 @@ func satisfiedWithin(provides []string, entry string) bool {
 		return false
 	}
 	for _, s := range provides {
-		if p, err := spec.ParseProvide(s); err == nil && satisfies(p, r) {
+		if p, err := spec.ParseProvide(s); err == nil && r.SatisfiedBy(p) {
 			return true
 		}
 	}
 	return false
-}
-
-// satisfies reports whether the provide p meets the requirement r.
-func satisfies(p spec.Provide, r spec.Require) bool {
-	if spec.NormalizeName(p.Name) != spec.NormalizeName(r.Name) {
-		return false
-	}
-	for _, c := range r.Constraints {
-		if p.Version == "" {
-			return false
-		}
-		n := spec.CompareVersions(p.Version, c.Version)
-		ok := false
-		switch c.Op {
-		case ">=":
-			ok = n >= 0
-		case ">":
-			ok = n > 0
-		case "<=":
-			ok = n <= 0
-		case "<":
-			ok = n < 0
-		case "=":
-			ok = n == 0
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // checkRelations refuses what would make the merged kit incoherent: one
@@ -354,55 +323,10 @@ func sameConfig(a, b map[string]any) bool {
 	return string(ja) == string(jb)
 }
 
-// sameVolume reports two volume@1 requests that ask for the same volume
-// (volume@1/matching-requests-merge): one cleaned path, tmpfs alike, modes
-// equal without leading zeros, sizes equal in bytes.
+// sameVolume reports two volume@1 configs that ask for the same volume.
 func sameVolume(a, b map[string]any) bool {
 	var va, vb spec.Volume
-	if spec.DecodeConfig(a, &va) != nil || spec.DecodeConfig(b, &vb) != nil {
-		return false
-	}
-	if path.Clean(va.Path) != path.Clean(vb.Path) || va.Tmpfs != vb.Tmpfs ||
-		strings.TrimLeft(va.Mode, "0") != strings.TrimLeft(vb.Mode, "0") || (va.Mode == "") != (vb.Mode == "") {
-		return false
-	}
-	if va.Size == "" || vb.Size == "" {
-		return va.Size == vb.Size
-	}
-	sa, okA := volumeBytes(va.Size)
-	sb, okB := volumeBytes(vb.Size)
-	return okA && okB && sa.Cmp(sb) == 0
-}
-
-// volumeBytes parses a volume size (a decimal number and a unit whose
-// first letter is k, m, g or t, powers of 1024; "i" and "b" ignored) as an
-// exact number of bytes.
-func volumeBytes(s string) (*big.Rat, bool) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	num, unit := s, ""
-	if i >= 0 {
-		num, unit = s[:i], strings.TrimSpace(s[i:])
-	}
-	n, ok := new(big.Rat).SetString(num)
-	if !ok || num == "" {
-		return nil, false
-	}
-	exp := 0
-	if unit != "" {
-		exp = strings.IndexByte("kmgt", unit[0]) + 1
-		rest := strings.TrimLeft(unit[1:], "i")
-		if exp == 0 || (rest != "" && rest != "b") {
-			if unit != "b" {
-				return nil, false
-			}
-			exp = 0
-		}
-	}
-	for range exp {
-		n.Mul(n, big.NewRat(1024, 1))
-	}
-	return n, true
+	return spec.DecodeConfig(a, &va) == nil && spec.DecodeConfig(b, &vb) == nil && spec.SameVolume(va, vb)
 }
 
 // mergeKey is the identity under which entries merge (SPEC-v3 §7.2 dedup

@@ -12,6 +12,8 @@ import (
 
 	"github.com/moby/patternmatcher"
 	"gopkg.in/yaml.v3"
+
+	"github.com/kitsmith/kitsmith/internal/suggest"
 )
 
 // ConfigFile is the name of the configuration file, looked up from a
@@ -152,40 +154,17 @@ func checkSelection(reg *Registry, enable, disable []string, enableName, disable
 var ErrUnknownRule = errors.New("unknown rule")
 
 func suggestRule(reg *Registry, id string) string {
-	best, bestDist := "", 4
+	var ids []string
 	for _, r := range append(reg.Rules(), MetaRules()...) {
 		if strings.Contains(r.ID, id) || strings.Contains(id, r.ID) {
 			return fmt.Sprintf(" (did you mean %q? see kitsmith lint --list-rules)", r.ID)
 		}
-		if d := editDistance(r.ID, id); d < bestDist {
-			best, bestDist = r.ID, d
-		}
+		ids = append(ids, r.ID)
 	}
-	if best != "" {
+	if best := suggest.Closest(id, ids, 4); best != "" {
 		return fmt.Sprintf(" (did you mean %q? see kitsmith lint --list-rules)", best)
 	}
 	return " (see kitsmith lint --list-rules)"
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // decide applies an enable and a disable list to rule id: an ID named

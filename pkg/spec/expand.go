@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -392,4 +393,61 @@ func setString(n *yaml.Node, s string) {
 			n.Style = yaml.DoubleQuotedStyle
 		}
 	}
+}
+
+// ExpandDescriptor substitutes values (by arg name) for the references to
+// those args in d, as create-phase expansion does: inside capability
+// configs a value that is exactly one reference takes the type its text
+// spells (volume size and mode excepted); everywhere else substitution is
+// text. References to args without a value are left as written. d is not
+// modified.
+func ExpandDescriptor(d *Descriptor, values map[string]string) (*Descriptor, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("expanding args: %w", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("expanding args: %w", err)
+	}
+	x := &expander{values: values, phase: "create", owns: func(name string) bool { _, ok := values[name]; return ok }}
+	var errs Errors
+	for k, v := range doc {
+		if k == "capabilities" {
+			nv, e := expandValue(v, x, false, k)
+			doc[k], errs = nv, append(errs, e...)
+			continue
+		}
+		doc[k] = replaceStrings(v, x)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if b, err = json.Marshal(doc); err != nil {
+		return nil, fmt.Errorf("expanding args: %w", err)
+	}
+	var out Descriptor
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("the descriptor no longer decodes with the args expanded: %w", err)
+	}
+	return &out, nil
+}
+
+// replaceStrings substitutes owned references as text in every string of
+// a JSON data model, in place.
+func replaceStrings(v any, x *expander) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = replaceStrings(e, x)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = replaceStrings(e, x)
+		}
+	case string:
+		s, _ := x.replace(t)
+		return s
+	}
+	return v
 }

@@ -228,22 +228,6 @@ func isDigits(s string) bool {
 	return true
 }
 
-// holds reports whether version v satisfies c.
-func (c Constraint) holds(v string) bool {
-	cmp := CompareVersions(v, c.Version)
-	switch c.Op {
-	case ">=":
-		return cmp >= 0
-	case ">":
-		return cmp > 0
-	case "<=":
-		return cmp <= 0
-	case "<":
-		return cmp < 0
-	}
-	return cmp == 0
-}
-
 // satisfiable refuses a constraint set that no version satisfies.
 func satisfiable(cs []Constraint) error {
 	var pin *Constraint
@@ -259,7 +243,7 @@ func satisfiable(cs []Constraint) error {
 	}
 	if pin != nil {
 		for _, c := range cs {
-			if !c.holds(pin.Version) {
+			if !c.Holds(pin.Version) {
 				return fmt.Errorf("unsatisfiable constraints: = %s conflicts with %s %s; no version satisfies both, so drop or loosen one", pin.Version, c.Op, c.Version)
 			}
 		}
@@ -281,7 +265,7 @@ func satisfiable(cs []Constraint) error {
 		least = lo + ".-"
 	}
 	for _, c := range cs {
-		if (c.Op == "<=" || c.Op == "<") && !c.holds(least) {
+		if (c.Op == "<=" || c.Op == "<") && !c.Holds(least) {
 			if loOp == ">=" && lo == "0" {
 				return fmt.Errorf("unsatisfiable constraint: no version is %s %s; loosen it", c.Op, c.Version)
 			}

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/kitsmith/kitsmith/internal/suggest"
 )
 
 var defaultPrinter = message.NewPrinter(language.English)
@@ -99,45 +101,18 @@ func fieldHint(loc []string, key string, allowed []string) string {
 	if key == "protocol" {
 		return "the v3 field is transport"
 	}
-	best, bestD := "", 3
 	for _, a := range allowed {
 		if strings.EqualFold(a, key) {
 			return fmt.Sprintf("did you mean %q? field names are case-sensitive", a)
 		}
-		if d := editDistance(strings.ToLower(a), strings.ToLower(key)); d < bestD {
-			best, bestD = a, d
-		}
 	}
-	if best != "" {
+	if best := suggest.Closest(key, allowed, 3); best != "" {
 		return fmt.Sprintf("did you mean %q?", best)
 	}
 	if len(allowed) > 0 && len(allowed) <= 12 {
 		return "allowed fields: " + strings.Join(allowed, ", ")
 	}
 	return ""
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // nameHint explains the grammar of map keys.
