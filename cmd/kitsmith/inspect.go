@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -211,7 +212,7 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 	if len(in.Annotations) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
-	for _, k := range sortedKeys(in.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(in.Annotations)) {
 		v := in.Annotations[k]
 		if k == artifact.AnnotationDescriptor {
 			v = "(the descriptor below)"
@@ -297,15 +298,6 @@ func firstNonEmpty(list ...string) string {
 		}
 	}
 	return ""
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // writeDescriptorYAML renders the descriptor's JSON as block YAML, keeping

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,7 +82,7 @@ func TestDeclarationOnly(t *testing.T) {
 		if err := json.Unmarshal(raw, &cfg); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{"architecture", "config", "created", "os", "rootfs"}, sortedKeys(cfg)); diff != "" {
+		if diff := cmp.Diff([]string{"architecture", "config", "created", "os", "rootfs"}, slices.Sorted(maps.Keys(cfg))); diff != "" {
 			t.Errorf("config keys (-want +got):\n%s", diff)
 		}
 		if c, _ := cfg["config"].(map[string]any); len(c) != 0 {

@@ -2,8 +2,10 @@ package build
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -188,10 +190,10 @@ func TestIntegrationKits(t *testing.T) {
 				}
 			}
 			if !files["usr/share/sandbox/kit/"+k.Stem+"/kit.yaml"] {
-				t.Errorf("no staged kit.yaml in %v", sortedKeys(files))
+				t.Errorf("no staged kit.yaml in %v", slices.Sorted(maps.Keys(files)))
 			}
 			if tc.has != "" && !files[tc.has] {
-				t.Errorf("the layers lack %s: %v", tc.has, sortedKeys(files))
+				t.Errorf("the layers lack %s: %v", tc.has, slices.Sorted(maps.Keys(files)))
 			}
 			if tc.lacks != "" && files[tc.lacks] {
 				t.Errorf("the overlay carries its base's %s", tc.lacks)

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/moby/patternmatcher"
@@ -102,7 +104,7 @@ func (c *Config) validate(reg *Registry) error {
 	if err := checkSelection(reg, c.Enable, c.Disable, "enable", "disable"); err != nil {
 		errs = append(errs, err)
 	}
-	for _, id := range sortedKeys(c.Severity) {
+	for _, id := range slices.Sorted(maps.Keys(c.Severity)) {
 		if err := checkRuleID(reg, "severity", id, false); err != nil {
 			errs = append(errs, err)
 		}

@@ -3,7 +3,6 @@ package lint
 import (
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -333,13 +332,4 @@ func commandLabel(c Command) string {
 		return c.Name + " " + s
 	}
 	return c.Name
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,7 +2,9 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -38,7 +40,7 @@ var proxyEnvOverride = &Rule{
 				}
 			}
 		}
-		for _, name := range sortedKeys(in.Kit.Descriptor.Args) {
+		for _, name := range slices.Sorted(maps.Keys(in.Kit.Descriptor.Args)) {
 			if a := in.Kit.Descriptor.Args[name]; isProxyVar(a.Env) {
 				out = append(out, in.at(fmt.Sprintf("args.%s.env", name),
 					"arg %q is exported as %s; %s", name, a.Env, proxyWhy))

@@ -2,8 +2,10 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -117,7 +119,7 @@ func article(word string) string {
 
 // knownTokens scans every source file of the kit for known token formats.
 func (s *secretScan) knownTokens() {
-	for _, name := range sortedKeys(s.in.sources) {
+	for _, name := range slices.Sorted(maps.Keys(s.in.sources)) {
 		src := string(s.in.source(name))
 		if _, loc := findToken(src); loc == nil {
 			continue
@@ -202,7 +204,7 @@ func mayHoldPair(text string) bool {
 
 func (s *secretScan) args() {
 	args := s.in.Kit.Descriptor.Args
-	for _, name := range sortedKeys(args) {
+	for _, name := range slices.Sorted(maps.Keys(args)) {
 		a := args[name]
 		if a.Default == nil || *a.Default == "" {
 			continue
@@ -233,7 +235,7 @@ func (s *secretScan) acpEnv() {
 			continue
 		}
 		env, _ := e.Config["env"].(map[string]any)
-		for _, name := range sortedKeys(env) {
+		for _, name := range slices.Sorted(maps.Keys(env)) {
 			v, _ := env[name].(string)
 			if secretKeyRE.MatchString(name) && secretLike(v, s.sentinels) {
 				s.report(s.in.Kit.PosOf(e.Field()+".config.env."+name), "acp env "+name, "secret", v)

@@ -2,7 +2,9 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -29,7 +31,7 @@ type suppression struct {
 func suppressions(k *spec.Kit) []*suppression {
 	var out []*suppression
 	files := k.SourceFiles()
-	for _, file := range sortedKeys(files) {
+	for _, file := range slices.Sorted(maps.Keys(files)) {
 		src := string(files[file])
 		if !strings.Contains(src, "kitsmith:ignore") {
 			continue

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +21,7 @@ import (
 // left out; a reference to it then fails at expansion.
 func ResolveArgs(args map[string]Arg, phase ArgPhase, supplied map[string]string) (map[string]string, Errors) {
 	var errs Errors
-	for _, name := range sortedKeys(supplied) {
+	for _, name := range slices.Sorted(maps.Keys(supplied)) {
 		a, ok := args[name]
 		switch {
 		case !ok:
@@ -33,7 +35,7 @@ func ResolveArgs(args map[string]Arg, phase ArgPhase, supplied map[string]string
 		}
 	}
 	values := map[string]string{}
-	for _, name := range sortedKeys(args) {
+	for _, name := range slices.Sorted(maps.Keys(args)) {
 		a := args[name]
 		if a.Phase() != phase {
 			continue
@@ -168,7 +170,7 @@ func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Err
 			volume = true
 		}
 		origin := map[string]string{}
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			nk, err := x.replace(k)
 			if err != nil {
 				errs = append(errs, &Error{Field: field(path, k), Code: "arg-unresolved", Msg: err.Error()})

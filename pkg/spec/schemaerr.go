@@ -3,6 +3,8 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -282,7 +284,7 @@ func findKeyOwner(root any, key, parent string) []string {
 					fallback, found = it.loc, true
 				}
 			}
-			for _, k := range sortedKeys(v) {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				queue = append(queue, item{v[k], append(append([]string{}, it.loc...), k)})
 			}
 		case []any:

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -224,16 +223,6 @@ func (v *validator) keyErrorf(field, code, ref, format string, args ...any) {
 // warnf records a warning at the value of field.
 func (v *validator) warnf(field, code, ref, format string, args ...any) {
 	v.semantic.add(true, newErrorf(v.k.PosOf(field), field, code, ref, format, args...))
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func joinQuoted(list []string) string {

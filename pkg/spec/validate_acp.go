@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -30,7 +32,7 @@ func (v *validator) checkACP(_ *block, _ int, e blockEntry) {
 			v.errorf(field(cf, "command", k), "acp", acpRef, "command contains a NUL character; remove it")
 		}
 	}
-	for _, name := range sortedKeys(a.Env) {
+	for _, name := range slices.Sorted(maps.Keys(a.Env)) {
 		if strings.ContainsRune(a.Env[name], 0) {
 			v.errorf(field(cf, "env", name), "acp", acpRef, "env value for %q contains a NUL character; remove it", name)
 		}

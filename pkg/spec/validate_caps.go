@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -299,7 +300,7 @@ func envKeyIn(v any, p string, depth int) string {
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if envOpenerRE.MatchString(k) {
 				return field(p, k)
 			}

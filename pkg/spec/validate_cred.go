@@ -1,6 +1,10 @@
 package spec
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // checkCredential applies the credential@1 rules; it reports whether the
 // entry is sound enough for the inject check.
@@ -80,7 +84,7 @@ func (v *validator) checkTOMLNulls(f string, x any, depth int) {
 	case nil:
 		v.errorf(f, "credential", "", "%s is null, which TOML cannot represent; write a value, remove the key, or use format: json", f[strings.Index(f, "credentialFile"):])
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			v.checkTOMLNulls(field(f, k), x[k], depth+1)
 		}
 	case []any:

@@ -3,9 +3,11 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/distribution/reference"
@@ -117,7 +119,7 @@ func (v *validator) checkAuthoredProvides() {
 }
 
 func (v *validator) checkArgs() {
-	for _, name := range sortedKeys(v.d.Args) {
+	for _, name := range slices.Sorted(maps.Keys(v.d.Args)) {
 		a := v.d.Args[name]
 		f := field("args", name)
 		if !identRE.MatchString(name) {
@@ -210,7 +212,7 @@ func (v *validator) checkKits() {
 				seen[ref] = i
 			}
 		}
-		for _, name := range sortedKeys(kit.Args) {
+		for _, name := range slices.Sorted(maps.Keys(kit.Args)) {
 			if !identRE.MatchString(name) {
 				v.errorf(field(at, "args"), "kit-args", "", "kits[%d]: %q is not a valid arg name; use letters, digits and underscores, not starting with a digit", i, name)
 			}
