@@ -147,3 +147,12 @@ func (a *Artifact) Reference() string { return a.ref }
 
 // Origin returns where the artifact was read from.
 func (a *Artifact) Origin() Origin { return a.origin }
+
+// Index returns the artifact's image index as go-containerregistry reads
+// it, and false when the artifact is a single image manifest. Blobs read
+// through it are verified against their digests.
+func (a *Artifact) Index() (v1.ImageIndex, bool) { return a.index, a.index != nil }
+
+// Image returns the artifact's image when it is a single image manifest,
+// and false when it is an index.
+func (a *Artifact) Image() (v1.Image, bool) { return a.image, a.image != nil }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -135,9 +134,6 @@ func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- Even
 	if err != nil {
 		return nil, err
 	}
-	if b.closer != nil {
-		defer b.closer.Close()
-	}
 	res, err := b.result(opts)
 	if err != nil {
 		return nil, err
@@ -221,6 +217,4 @@ type built struct {
 	yaml       []byte
 	warnings   spec.Errors
 	stem, kind string
-	// closer, when set, releases what index reads from.
-	closer io.Closer
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/moby/buildkit/client"
 	"github.com/tonistiigi/fsutil"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 )
 
 // product is the frontend name BuildKit records for kitsmith's builds.
@@ -63,14 +65,13 @@ func buildWithBuildKit(ctx context.Context, p progress, s Solver, fe *frontend, 
 	if err != nil {
 		return nil, fmt.Errorf("building %s: %w", k.Path, err)
 	}
-	a, err := openArchive(archive)
+	a, err := artifact.Open(ctx, artifact.ArchivePrefix+archive)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the exported kit image: %w", err)
 	}
-	idx, err := a.index()
-	if err != nil {
-		a.Close()
-		return nil, err
+	idx, ok := a.Index()
+	if !ok {
+		return nil, fmt.Errorf("reading the exported kit image: BuildKit exported a single manifest, not an index")
 	}
-	return &built{route: RouteBuildKit, index: idx, published: fe.final, yaml: fe.finalYAML, stem: k.Stem, kind: fe.final.Kind, closer: a}, nil
+	return &built{route: RouteBuildKit, index: idx, published: fe.final, yaml: fe.finalYAML, stem: k.Stem, kind: fe.final.Kind}, nil
 }
