@@ -233,7 +233,7 @@ capabilities:
   - type: com.docker.sandbox/sbx@1
   - type: com.docker.sandbox/network-policy@1
     config:
-      install: {allow: ["registry.npmjs.org:443"]}
+      install: {allow: ["registry.example.org:443"]}
       runtime: {allow: ["api.example.com:443"]}
   - type: com.docker.sandbox/credential@1
     optional: true
@@ -386,7 +386,7 @@ kits:
 		{"agent-context@1/workload-filename-alone", wl("agent-context@1", "{filename: AGENTS.md}"), true},
 
 		// --- network-policy@1 ----------------------------------------------
-		{"network-policy@1/phases", wl("network-policy@1", "{install: {allow: [\"*.npmjs.org\", \"registry.npmjs.org:443\"]}, runtime: {allow: [\"**\"], deny: [evil.example.com]}}"), true},
+		{"network-policy@1/phases", wl("network-policy@1", "{install: {allow: [\"*.example.org\", \"registry.example.org:443\"]}, runtime: {allow: [\"**\"], deny: [evil.example.com]}}"), true},
 		{"network-policy@1/no-config", wl("network-policy@1", "-"), true},
 		{"network-policy@1/unknown-phase-refused", wl("network-policy@1", "{build: {allow: [a.com]}}"), false},
 		{"network-policy@1/allow-list", wl("network-policy@1", "{runtime: {allow: a.com}}"), false},

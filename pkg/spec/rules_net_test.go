@@ -12,7 +12,7 @@ capabilities:
   - type: com.docker.sandbox/network-policy@2
     config:
       install:
-        allow: [registry.npmjs.org, "*.npmjs.org:443"]
+        allow: [registry.example.org, "*.example.org:443"]
       runtime:
         allow:
           - api.example.com

@@ -23,7 +23,7 @@ capabilities:
     name: ignored
     optional: true
     config:
-      install: {allow: [registry.npmjs.org]}
+      install: {allow: [registry.example.org]}
       runtime:
         allow:
           - api.example.com:443
@@ -65,10 +65,10 @@ capabilities:
           config: {service: npm, phase: install, apiKey: {name: NPM_TOKEN}}
 `)
 	want := &Surface{
-		NetworkInstallAllow:     []string{"registry.npmjs.org"},
+		NetworkInstallAllow:     []string{"registry.example.org"},
 		NetworkRuntimeAllow:     []string{"api.example.com:443"},
 		NetworkRuntimeDeny:      []string{"*.ads.example.com"},
-		NetworkInstallHTTPAllow: []string{"ANY registry.npmjs.org/**"},
+		NetworkInstallHTTPAllow: []string{"ANY registry.example.org/**"},
 		NetworkRuntimeHTTPAllow: []string{"ANY api.example.com:443/**", "POST uploads.example.com/v1/**", "PUT uploads.example.com/v1/**"},
 		NetworkRuntimeHTTPDeny:  []string{"ANY *.ads.example.com/**", "ANY api.example.com/admin"},
 		CredentialsInstall:      []string{"github", "npm"},
@@ -122,7 +122,7 @@ capabilities:
 capabilities:
   - type: com.docker.sandbox/network-policy@2
     config:
-      install: {allow: [registry.npmjs.org]}
+      install: {allow: [registry.example.org]}
       runtime:
         allow: [api.example.com, new.example.com, {hosts: [up.example.com], methods: [GET, POST], paths: [/v1/**, /v1/x/y]}]
   - type: com.docker.sandbox/ssh-agent@1
@@ -134,7 +134,7 @@ capabilities:
   - type: com.docker.sandbox/port@1
     config: {container: 80}
 `, want: []Widening{
-			{"network.install.allow", "registry.npmjs.org"},
+			{"network.install.allow", "registry.example.org"},
 			{"network.runtime.allow", "new.example.com"},
 			{"network.runtime.deny-removed", "bad.example.com"},
 			{"network.runtime.http.allow", "POST up.example.com/v1/**"},
