@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"io"
 	"net/url"
 	"os"
@@ -270,7 +271,7 @@ func (o *buildOptions) run(ctx context.Context, ro *rootOptions, out, errOut io.
 	if err != nil {
 		return usageErrorf("--progress %s: %v", o.progress, err)
 	}
-	events := make(chan build.Event)
+	events := make(chan progress.Event)
 	statuses := make(chan *client.SolveStatus)
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"os"
 	"strings"
 
@@ -112,11 +113,11 @@ func (e *CheckError) Error() string {
 //
 // An invalid kit fails with a *PublishError, a built artifact that fails
 // the checks with a *CheckError; in both cases no output is written.
-func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- Event) (*Result, error) {
+func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- progress.Event) (*Result, error) {
 	if ev != nil {
 		defer close(ev)
 	}
-	p := progress{ch: ev}
+	p := progress.NewReporter(ev)
 	opts, err := makeOptions(o)
 	if err != nil {
 		return nil, err
@@ -148,7 +149,7 @@ func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- Even
 }
 
 // buildRoute builds k by the route its form asks for.
-func buildRoute(ctx context.Context, p progress, s Solver, k *spec.Kit, opts *options, tmp string) (*built, error) {
+func buildRoute(ctx context.Context, p progress.Reporter, s Solver, k *spec.Kit, opts *options, tmp string) (*built, error) {
 	switch {
 	case k.Form == spec.FormSet || len(k.Descriptor.Kits) > 0 || k.Descriptor.Kind == spec.KindSet:
 		if opts.Provenance {
@@ -183,8 +184,8 @@ func buildRoute(ctx context.Context, p progress, s Solver, k *spec.Kit, opts *op
 
 // check runs the conformance checks on the built artifact; a failure is a
 // *CheckError.
-func check(ctx context.Context, p progress, b *built, opts *options) (*artifact.Report, error) {
-	done := p.step(ctx, "check", "[kitsmith] check the kit image against SPEC-v3")
+func check(ctx context.Context, p progress.Reporter, b *built, opts *options) (*artifact.Report, error) {
+	done := p.Step(ctx, "check", "[kitsmith] check the kit image against SPEC-v3")
 	var co []artifact.CheckOption
 	if b.route == RouteSet {
 		ao := []artifact.Option{artifact.WithKeychain(opts.keychain)}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -204,7 +205,7 @@ func TestBuildRefusals(t *testing.T) {
 }
 
 func TestEventsClosed(t *testing.T) {
-	ev := make(chan Event)
+	ev := make(chan progress.Event)
 	var names []string
 	done := make(chan struct{})
 	go func() {

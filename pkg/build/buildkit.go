@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"fmt"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ const product = "kitsmith"
 // buildWithBuildKit solves the kit through s with kitsmith's gateway
 // build function and exports the result as an OCI archive under tmp,
 // read in place.
-func buildWithBuildKit(ctx context.Context, p progress, s Solver, fe *frontend, tmp string) (*built, error) {
+func buildWithBuildKit(ctx context.Context, p progress.Reporter, s Solver, fe *frontend, tmp string) (*built, error) {
 	k, opts := fe.k, fe.opts
 	archive := filepath.Join(tmp, "export.tar")
 	so := client.SolveOpt{
@@ -51,9 +52,9 @@ func buildWithBuildKit(ctx context.Context, p progress, s Solver, fe *frontend, 
 	var status chan *client.SolveStatus // nil: BuildKit streams no progress
 	returned := make(chan struct{})
 	var wg sync.WaitGroup
-	if p.ch != nil {
+	if p.Enabled() {
 		status = make(chan *client.SolveStatus)
-		wg.Go(func() { p.forward(ctx, status, returned) })
+		wg.Go(func() { p.Forward(ctx, status, returned) })
 	}
 	_, err := s.Build(ctx, so, product, fe.run, status)
 	close(returned)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"io"
 
 	"github.com/google/go-containerregistry/pkg/v1"
@@ -23,12 +24,12 @@ import (
 // platform, scratch plus the staged-sources layer and a config stating
 // only the platform (and, as BuildKit's exporter does, the rootfs and the
 // SOURCE_DATE_EPOCH as created).
-func buildDeclarationOnly(ctx context.Context, p progress, k *spec.Kit, opts *options) (*built, error) {
+func buildDeclarationOnly(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *options) (*built, error) {
 	pub, warnings, err := publishKit(ctx, p, k, opts)
 	if err != nil {
 		return nil, err
 	}
-	done := p.step(ctx, "assemble", "[kitsmith] assemble "+k.Stem+" in-process (declaration-only)")
+	done := p.Step(ctx, "assemble", "[kitsmith] assemble "+k.Stem+" in-process (declaration-only)")
 	b, err := assembleDeclarationOnly(k, pub, opts)
 	done(err)
 	if err != nil {
@@ -74,8 +75,8 @@ func assembleDeclarationOnly(k *spec.Kit, pub *spec.Published, opts *options) (*
 }
 
 // publishKit publishes the descriptor of a kit that is not a set.
-func publishKit(ctx context.Context, p progress, k *spec.Kit, opts *options) (*spec.Published, spec.Errors, error) {
-	done := p.step(ctx, "publish", "[kitsmith] publish the descriptor of "+k.Stem)
+func publishKit(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *options) (*spec.Published, spec.Errors, error) {
+	done := p.Step(ctx, "publish", "[kitsmith] publish the descriptor of "+k.Stem)
 	pub, rep := k.Publish(opts.BuildArgs)
 	if pub == nil || !rep.OK() {
 		err := &PublishError{Kit: k.Path, Report: rep}

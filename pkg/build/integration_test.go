@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"maps"
 	"os"
 	"path/filepath"
@@ -314,8 +315,8 @@ func TestIntegrationSet(t *testing.T) {
 
 // drain returns an event channel whose events are read and dropped, and
 // checks that Build closes it.
-func drain(t testing.TB) chan<- Event {
-	ch := make(chan Event)
+func drain(t testing.TB) chan<- progress.Event {
+	ch := make(chan progress.Event)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for range ch {

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"io"
 	"io/fs"
 	"net/http"
@@ -27,7 +28,7 @@ import (
 // temporary paths beside their destination first and renamed into place
 // only once every output, pushes included, succeeded; on failure the
 // temporary paths are removed. A push that succeeded cannot be undone.
-func writeOutputs(ctx context.Context, p progress, idx v1.ImageIndex, opts *options) ([]Written, error) {
+func writeOutputs(ctx context.Context, p progress.Reporter, idx v1.ImageIndex, opts *options) ([]Written, error) {
 	type pending struct {
 		tmp, dest string
 	}
@@ -51,7 +52,7 @@ func writeOutputs(ctx context.Context, p progress, idx v1.ImageIndex, opts *opti
 	}
 	for _, i := range order {
 		out := opts.Outputs[i]
-		done := p.step(ctx, "output-"+out.String(), "[kitsmith] write "+out.String())
+		done := p.Step(ctx, "output-"+out.String(), "[kitsmith] write "+out.String())
 		var err error
 		switch out.Type {
 		case OutputOCI, OutputOCIArchive:

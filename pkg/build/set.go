@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"path"
 	"regexp"
 	"slices"
@@ -22,9 +23,9 @@ var argRefRE = regexp.MustCompile(`\$\{\{\s*kit\.args\.([A-Za-z_][A-Za-z0-9_]*)\
 // buildSet merges a kind: set in-process: every listed kit is resolved in
 // its registry, their declarations are merged and their layers reused as
 // they are, with the set's own staged sources on top.
-func buildSet(ctx context.Context, p progress, k *spec.Kit, opts *options) (*built, error) {
+func buildSet(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *options) (*built, error) {
 	d := k.Descriptor
-	done := p.step(ctx, "publish", "[kitsmith] check the set "+k.Stem)
+	done := p.Step(ctx, "publish", "[kitsmith] check the set "+k.Stem)
 	rep := k.Validate()
 	if !rep.OK() {
 		err := &PublishError{Kit: k.Path, Report: rep}
@@ -44,7 +45,7 @@ func buildSet(ctx context.Context, p progress, k *spec.Kit, opts *options) (*bui
 		ref := argRefRE.ReplaceAllStringFunc(kr.Ref, func(m string) string {
 			return values[argRefRE.FindStringSubmatch(m)[1]]
 		})
-		done := p.step(ctx, fmt.Sprintf("resolve-%d", i), "[kitsmith] resolve "+ref)
+		done := p.Step(ctx, fmt.Sprintf("resolve-%d", i), "[kitsmith] resolve "+ref)
 		m, err := resolveMember(ctx, i, ref, kr, opts)
 		if err == nil {
 			err = m.applyArgs(kr.Args, d.Args)
@@ -63,7 +64,7 @@ func buildSet(ctx context.Context, p progress, k *spec.Kit, opts *options) (*bui
 		return nil, err
 	}
 
-	done = p.step(ctx, "merge", "[kitsmith] merge the declarations of "+k.Stem)
+	done = p.Step(ctx, "merge", "[kitsmith] merge the declarations of "+k.Stem)
 	b, err := mergeAndAssemble(k, ordered, members, opts)
 	done(err)
 	if err != nil {
