@@ -53,7 +53,7 @@ func run(args []string) error {
 func keygen(args []string) error {
 	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
 	alg := fs.String("alg", "ed25519", "ed25519 or ecdsa-p256")
-	keyPath := fs.String("key", "", "private key output (PKCS #8 PEM, mode 0600)")
+	keyPath := fs.String("key", "", "private key output (PEM, mode 0600)")
 	pubPath := fs.String("pub", "", "public key output (PKIX PEM)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -74,7 +74,15 @@ func keygen(args []string) error {
 	if err != nil {
 		return fmt.Errorf("generating %s key: %w", *alg, err)
 	}
-	privDER, err := x509.MarshalPKCS8PrivateKey(priv)
+	// ECDSA keys are SEC 1 ("EC PRIVATE KEY"), which TesseraCT requires;
+	// ed25519 keys are PKCS #8, which rekor-tiles reads.
+	blockType, privDER := "PRIVATE KEY", []byte(nil)
+	if ek, ok := priv.(*ecdsa.PrivateKey); ok {
+		blockType = "EC PRIVATE KEY"
+		privDER, err = x509.MarshalECPrivateKey(ek)
+	} else {
+		privDER, err = x509.MarshalPKCS8PrivateKey(priv)
+	}
 	if err != nil {
 		return err
 	}
@@ -82,7 +90,7 @@ func keygen(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*keyPath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER}), 0o600); err != nil {
+	if err := os.WriteFile(*keyPath, pem.EncodeToMemory(&pem.Block{Type: blockType, Bytes: privDER}), 0o600); err != nil {
 		return err
 	}
 	return os.WriteFile(*pubPath, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644)
