@@ -43,7 +43,6 @@ sig_ports() {
 # The ports of the running stack are those it was started with.
 sig_load_ports() {
   if [[ -f $SIG_DIR/ports ]]; then
-    # shellcheck disable=SC1091
     KITSMITH_SIGSTORE_PORT_BASE=$(cat "$SIG_DIR/ports")
   fi
   sig_ports
@@ -126,7 +125,7 @@ sig_fail() {
 sig_check_ports() {
   local p busy=()
   if port_in_use "$TSA_METRICS_PORT"; then
-    die "port $TSA_METRICS_PORT is in use: timestamp-server always binds its metrics on :$TSA_METRICS_PORT (not configurable), so only one Sigstore stack can run on this machine. Is one already running (scripts/services.sh status; its state is in $SIG_DIR)? Otherwise free port $TSA_METRICS_PORT."
+    die "port $TSA_METRICS_PORT is in use: timestamp-server always binds its metrics on :$TSA_METRICS_PORT (not configurable), so only one Sigstore stack can run on this machine. Is a stack already running? 'scripts/services.sh status sigstore' shows the one whose state is in $SIG_DIR (KITSMITH_SIGSTORE_DIR); otherwise find what holds port $TSA_METRICS_PORT."
   fi
   for p in "$P_OIDC" "$P_FULCIO_GRPC" "$P_FULCIO" "$P_TSA" "$P_REKOR" "$P_REKOR_GRPC" "$P_REKOR_METRICS" "$P_FULCIO_METRICS" "$P_CT"; do
     port_in_use "$p" && busy+=("$p")

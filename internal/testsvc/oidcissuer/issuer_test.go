@@ -98,6 +98,17 @@ func verifyToken(t *testing.T, issuer, tok string) (string, map[string]any) {
 	return hdr.Algorithm, claims
 }
 
+// mint fetches ISSUER/token+query and returns the verified token's
+// algorithm and claims.
+func mint(t *testing.T, iss, query string) (string, map[string]any) {
+	t.Helper()
+	code, body := get(t, iss+"/token"+query, "")
+	if code != http.StatusOK {
+		t.Fatalf("token: %d %s", code, body)
+	}
+	return verifyToken(t, iss, strings.TrimSpace(string(body)))
+}
+
 func TestEmailToken(t *testing.T) {
 	s, hs := newTestServer(t)
 	iss := s.Issuer(Email)
@@ -125,11 +136,7 @@ func TestEmailToken(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := get(t, iss+"/token"+tc.query, "")
-			if code != http.StatusOK {
-				t.Fatalf("token: %d %s", code, body)
-			}
-			alg, claims := verifyToken(t, iss, strings.TrimSpace(string(body)))
+			alg, claims := mint(t, iss, tc.query)
 			if alg != tc.wantAlg {
 				t.Errorf("alg = %s, want %s", alg, tc.wantAlg)
 			}
@@ -175,11 +182,7 @@ func TestGitHubToken(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := get(t, iss+"/token"+tc.query, "")
-			if code != http.StatusOK {
-				t.Fatalf("token: %d %s", code, body)
-			}
-			_, claims := verifyToken(t, iss, strings.TrimSpace(string(body)))
+			_, claims := mint(t, iss, tc.query)
 			for _, c := range fulcioGitHubClaims {
 				if v, _ := claims[c].(string); v == "" {
 					t.Errorf("claim %s missing or not a non-empty string: %v", c, claims[c])
