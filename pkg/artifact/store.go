@@ -89,7 +89,7 @@ func regular(f *os.File) error {
 		return err
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s)", f.Name(), errNotRegular, modeName(st.Mode()))
+		return &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("%w: it is %s", errNotRegular, modeName(st.Mode()))}
 	}
 	return nil
 }
