@@ -35,7 +35,9 @@ func within(t *testing.T, limit time.Duration, fn func() error) error {
 }
 
 // fastRetries makes the test registry client retry without waiting long.
-func fastRetries() Option { return func(o *options) error { o.retryWait = time.Millisecond; return nil } }
+func fastRetries() Option {
+	return func(o *options) error { o.retryWait = time.Millisecond; return nil }
+}
 
 // TestRedirectLoop is issue 10 item 2: a registry that redirects every
 // request to itself gets a bounded number of requests and a clear error.
@@ -136,7 +138,9 @@ func TestNoHeaders(t *testing.T) {
 	}
 }
 
-func background() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }
+func background() (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.Background())
+}
 
 // TestManifestLimitWhileReading is issue 10 item 3: a manifest over the
 // limit is refused while it is read, whether or not it declares its
