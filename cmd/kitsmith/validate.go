@@ -100,7 +100,7 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 		writeValidateText(out, results)
 	}
 	if ioFailed {
-		return &exitError{code: exitUsage}
+		return &usageError{}
 	}
 	for _, r := range results {
 		if !r.report.OK() {

@@ -28,13 +28,13 @@ func buildSet(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *optio
 	done := p.Step(ctx, "publish", "[kitsmith] check the set "+k.Stem)
 	rep := k.Validate()
 	if !rep.OK() {
-		err := &PublishError{Kit: k.Path, Report: rep}
+		err := &DescriptorError{Kit: k.Path, Report: rep}
 		done(err)
 		return nil, err
 	}
 	values, errs := spec.ResolveArgs(d.Args, spec.PhaseBuild, opts.BuildArgs)
 	if len(errs) > 0 {
-		err := &PublishError{Kit: k.Path, Report: &spec.Report{Errors: errs}}
+		err := &DescriptorError{Kit: k.Path, Report: &spec.Report{Errors: errs}}
 		done(err)
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func publishOwn(k *spec.Kit, kind string, listed []*member, opts *options) (*spe
 	pk.Files = k.Files
 	pub, rep := pk.Publish(opts.BuildArgs)
 	if pub == nil || !rep.OK() {
-		return nil, &PublishError{Kit: k.Path, Report: rep}
+		return nil, &DescriptorError{Kit: k.Path, Report: rep}
 	}
 	return pub, nil
 }
