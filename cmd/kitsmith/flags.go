@@ -100,9 +100,17 @@ func (f *formatFlag) AddFlags(cmd *cobra.Command) {
 
 func (f *formatFlag) validate() error {
 	if !slices.Contains(f.choices, f.format) {
-		return usageErrorf("--format must be one of %s, not %q", strings.Join(f.choices, ", "), f.format)
+		return usageErrorf("--format must be %s, not %q", orList(f.choices), f.format)
 	}
 	return nil
+}
+
+// orList joins choices as "a, b or c".
+func orList(choices []string) string {
+	if len(choices) < 2 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
 }
 
 // json reports whether --format json was chosen.
