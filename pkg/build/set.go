@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"path"
-	"regexp"
 	"slices"
 
 	"github.com/google/go-containerregistry/pkg/v1"
@@ -16,9 +15,6 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
-
-// argRefRE matches a ${{ kit.args.NAME }} reference; group 1 is NAME.
-var argRefRE = regexp.MustCompile(`\$\{\{\s*kit\.args\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 
 // buildSet merges a kind: set in-process: every listed kit is resolved in
 // its registry, their declarations are merged and their layers reused as
@@ -42,9 +38,7 @@ func buildSet(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *optio
 
 	members := make([]*member, len(d.Kits))
 	for i, kr := range d.Kits {
-		ref := argRefRE.ReplaceAllStringFunc(kr.Ref, func(m string) string {
-			return values[argRefRE.FindStringSubmatch(m)[1]]
-		})
+		ref := spec.ExpandArgRefs(kr.Ref, func(name string) (string, bool) { return values[name], true })
 		done := p.Step(ctx, fmt.Sprintf("resolve-%d", i), "[kitsmith] resolve "+ref)
 		m, err := resolveMember(ctx, i, ref, kr, opts)
 		if err == nil {
