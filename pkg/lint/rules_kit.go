@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/distribution/reference"
@@ -157,38 +158,68 @@ var unsizedVolume = &Rule{
 var missingMetadata = &Rule{
 	ID:       "missing-metadata",
 	Severity: SeverityWarning,
-	Summary:  "The descriptor lacks version, sourceUrl, licenses or description.",
+	Summary:  "The published image would lack an org.opencontainers.image.* annotation that version, sourceUrl, licenses or description gives it.",
 	Rationale: "These fields become the image's org.opencontainers.image.* annotations, which registries and kit " +
-		"pickers display; without them users cannot tell which version they run, where it comes from or its license.",
+		"pickers display; without them users cannot tell which version they run, where it comes from or its license. " +
+		"The version annotation comes from version:, or else from the one version every versioned provides entry " +
+		"agrees on, so a kit whose provides are versioned alike is not missing it.",
 	Fix: "Add the missing fields at the top of the descriptor.",
 	Check: func(in *Input) []Finding {
 		d := in.Kit.Descriptor
-		var missing []string
+		type gap struct{ annotation, field, example string }
+		var gaps []gap
+		versionWhy := ""
 		if d.Version == "" {
-			missing = append(missing, "version")
+			switch versions := in.providedVersions(); len(versions) {
+			case 1: // derived from the provides
+			case 0:
+				gaps = append(gaps, gap{"version", "version", `version: "1.0.0"`})
+			default:
+				versionWhy = fmt.Sprintf(" (no version: field, and the versioned provides disagree: %s)", strings.Join(versions, ", "))
+				gaps = append(gaps, gap{"version", "version", `version: "<the kit's own version>"`})
+			}
 		}
 		if d.SourceURL == "" {
-			missing = append(missing, "sourceUrl")
+			gaps = append(gaps, gap{"source", "sourceUrl", "sourceUrl: https://github.com/<org>/<repo>"})
 		}
 		if len(d.Licenses) == 0 {
-			missing = append(missing, "licenses")
+			gaps = append(gaps, gap{"licenses", "licenses", "licenses: [Apache-2.0]"})
 		}
 		if d.Description == "" {
-			missing = append(missing, "description")
+			gaps = append(gaps, gap{"description", "description", "description: <what the kit adds to a sandbox>"})
 		}
-		if len(missing) == 0 {
+		if len(gaps) == 0 {
 			return nil
 		}
-		examples := map[string]string{"version": `version: "1.0.0"`, "sourceUrl": "sourceUrl: https://github.com/<org>/<repo>",
-			"licenses": "licenses: [Apache-2.0]", "description": "description: <what the kit adds to a sandbox>"}
-		var add []string
-		for _, m := range missing {
-			add = append(add, examples[m])
+		var absent, add []string
+		for _, g := range gaps {
+			a := fmt.Sprintf("org.opencontainers.image.%s (from %s)", g.annotation, g.field)
+			if g.field == "version" {
+				a += versionWhy
+			}
+			absent = append(absent, a)
+			add = append(add, g.example)
 		}
 		return []Finding{{Range: in.Kit.KeyPosOf("kind"),
-			Message: fmt.Sprintf("the descriptor has no %s; these fields become the image's OCI annotations, which registries and kit pickers display", strings.Join(missing, ", ")),
+			Message: fmt.Sprintf("the published image would have no %s; registries and kit pickers display these annotations", strings.Join(absent, ", ")),
 			Fix:     "add at the top level: " + strings.Join(add, "; ")}}
 	},
+}
+
+// providedVersions returns the distinct versions of the versioned provides
+// entries outside deb/ and apk/, as publishing would see them (arg
+// references replaced by the args' defaults), in order: one means the
+// version annotation is derived from them.
+func (in *Input) providedVersions() []string {
+	var out []string
+	for _, p := range in.Kit.Descriptor.Provides {
+		name, ver, ok := strings.Cut(in.withDefaults(strings.TrimSpace(p)), "@")
+		if !ok || ver == "" || spec.IsDerivedName(name) || slices.Contains(out, ver) {
+			continue
+		}
+		out = append(out, ver)
+	}
+	return out
 }
 
 var licenseNotSPDX = &Rule{
