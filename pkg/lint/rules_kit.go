@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
 	"github.com/github/go-spdx/v2/spdxexp"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -17,8 +18,9 @@ var unpinnedBaseImage = &Rule{
 	Severity: SeverityWarning,
 	Summary:  "A recipe FROM names an image by tag, without an @sha256: digest.",
 	Rationale: "A tag moves: the same recipe builds different content tomorrow, so the kit is not reproducible. " +
-		"A mixin's published layers are the diff between its build and its base, which only means something " +
-		"against a base pinned by digest. FROM scratch and FROM <an earlier stage> are pinned.",
+		"A mixin's published layers are the diff between its build and the base its final stage builds on, which " +
+		"only means something against a base pinned by digest (a mixin whose final stage is FROM scratch is " +
+		"exported as built, with no diff). FROM scratch and FROM <an earlier stage> are pinned.",
 	Fix: "Pin the base: FROM image:tag@sha256:<digest> (crane digest image:tag, or docker buildx imagetools inspect image:tag).",
 	Check: func(in *Input) []Finding {
 		d := in.Recipe
@@ -27,6 +29,7 @@ var unpinnedBaseImage = &Rule{
 		}
 		args := map[string]string{}
 		stages := map[string]bool{}
+		lower := overlayBase(d)
 		var out []Finding
 		seenFrom := false
 		for _, n := range d.Instructions() {
@@ -54,7 +57,7 @@ var unpinnedBaseImage = &Rule{
 					continue
 				}
 				why := "the build is not reproducible"
-				if in.Kit.Descriptor.Kind == spec.KindMixin {
+				if in.Kit.Descriptor.Kind == spec.KindMixin && n == lower {
 					why = "a mixin's overlay is the diff against its base, which needs a base pinned by digest"
 				}
 				shown := written
@@ -67,6 +70,37 @@ var unpinnedBaseImage = &Rule{
 		}
 		return out
 	},
+}
+
+// overlayBase returns the FROM instruction whose image a mixin's overlay
+// is diffed against: the final stage's, following FROM <stage> back to
+// the stage that names an image. It is nil when the chain ends in FROM
+// scratch (the stage is exported as built, no diff) or the recipe has no
+// FROM.
+func overlayBase(d *Dockerfile) *parser.Node {
+	froms := map[string]*parser.Node{} // stage name → its FROM
+	var last *parser.Node
+	for _, n := range d.Instructions() {
+		if !strings.EqualFold(n.Value, "from") || n.Next == nil {
+			continue
+		}
+		last = n
+		if as := n.Next.Next; as != nil && strings.EqualFold(as.Value, "as") && as.Next != nil {
+			froms[strings.ToLower(as.Next.Value)] = n
+		}
+	}
+	for seen := 0; last != nil && seen <= len(froms); seen++ {
+		image := strings.ToLower(last.Next.Value)
+		if image == "scratch" {
+			return nil
+		}
+		stage, ok := froms[image]
+		if !ok || stage == last {
+			return last
+		}
+		last = stage
+	}
+	return last
 }
 
 // digested reports an image reference pinned by digest.
