@@ -17,6 +17,7 @@ func DefaultRules() []*Rule {
 		hookMissingProxyEnv,
 		hostDockerInternal,
 		licenseNotSPDX,
+		lifecycleFileWithoutContent,
 		literalSecret,
 		missingMetadata,
 		mixedSpecVocabulary,
@@ -26,6 +27,7 @@ func DefaultRules() []*Rule {
 		unpinnedSetKit,
 		unsizedVolume,
 		wildcardAllow,
+		yaml11Boolean,
 	}
 }
 
