@@ -156,6 +156,9 @@ func (s *secretScan) contextFiles() {
 
 func (s *secretScan) hooks() {
 	for _, h := range s.in.Hooks {
+		if h.Via != "" {
+			continue // a staged script is a lifecycle file: files() scans it
+		}
 		if h.Script != nil {
 			for _, a := range h.Script.Assignments() {
 				if a.Literal && a.Word != nil && secretKeyRE.MatchString(a.Name) && secretLike(a.Value, s.sentinels) {
