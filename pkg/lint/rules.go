@@ -12,6 +12,7 @@ func DefaultRules() []*Rule {
 	return []*Rule{
 		argRefInComment,
 		backgroundWithoutLongRunning,
+		egressNotAllowed,
 		hookEnvUndeclared,
 		hookMissingDockerHost,
 		hookMissingProxyEnv,
@@ -46,6 +47,10 @@ type hostEntry struct {
 	Field   string
 	Bounded bool
 	Type    string
+	// Methods and Paths bound a network-policy@2 entry.
+	Methods, Paths []string
+	// Entry is the dotted path of the network-policy entry.
+	Entry string
 }
 
 // describe names the entry in messages, with its value under the arg
@@ -107,7 +112,7 @@ func (in *Input) collectHosts() []hostEntry {
 							hf = fmt.Sprintf("%s.hosts[%d]", f, h)
 						}
 						out = append(out, hostEntry{Phase: phase, List: l.name, Host: host, Value: in.withDefaults(host),
-							Field: hf, Bounded: en.Bounded(), Type: e.Type})
+							Field: hf, Bounded: en.Bounded(), Type: e.Type, Methods: en.Methods, Paths: en.Paths, Entry: e.Field()})
 					}
 				}
 			}

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
-	"github.com/moby/buildkit/frontend/dockerfile/parser"
 	"github.com/github/go-spdx/v2/spdxexp"
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
