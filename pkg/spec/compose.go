@@ -128,16 +128,21 @@ func CheckRelations(cs []Contribution) []*CompositionError {
 	return errs
 }
 
-// CheckClosed returns every requires entry no other contribution
-// satisfies (SPEC-v3 §5.3/closed-set): a kit cannot satisfy its own
-// requirement.
+// CheckClosed returns every requires entry whose name no other
+// contribution provides (SPEC-v3 §5.3/closed-set): a kit cannot satisfy
+// its own requirement. A name provided at a version that does not meet the
+// entry is CheckRelations' to report.
 func CheckClosed(cs []Contribution) []*CompositionError {
 	var errs []*CompositionError
 	for i, c := range cs {
 		for _, s := range c.Descriptor.Requires {
+			r, err := ParseRequire(s)
+			if err != nil {
+				continue
+			}
 			met := false
 			for j, o := range cs {
-				if j != i && SatisfiedWithin(VersionedProvides(o.Descriptor), s) {
+				if j != i && SatisfiedWithin(VersionedProvides(o.Descriptor), r.Name) {
 					met = true
 					break
 				}
