@@ -96,6 +96,9 @@ func diffText(w io.Writer, r *DiffResult) error {
 		b.WriteString("\nOther changes (no authority):\n")
 		for _, c := range r.Changes {
 			fmt.Fprintf(&b, "  %s%s\n", changeLine(c, oneLine), at(c))
+			for _, l := range multiLineDiff(c) {
+				fmt.Fprintf(&b, "      %s\n", l)
+			}
 		}
 	}
 	for _, g := range r.Groups {
@@ -121,7 +124,58 @@ func changeLine(c Change, short func(string) string) string {
 	case c.New == "":
 		return fmt.Sprintf("- %s: %s", c.Category, detailOrValue(c, short(c.Old)))
 	}
-	return fmt.Sprintf("~ %s: %s: %s → %s", c.Category, c.Detail, short(c.Old), short(c.New))
+	if multiLineDiff(c) != nil {
+		return fmt.Sprintf("~ %s changed", subject(c))
+	}
+	return fmt.Sprintf("~ %s: %s → %s", subject(c), short(c.Old), short(c.New))
+}
+
+// subject is what changeLine names: the category, and the detail unless
+// the category already ends with it (metadata.version: version).
+func subject(c Change) string {
+	if c.Detail == "" || strings.HasSuffix(c.Category, "."+c.Detail) {
+		return c.Category
+	}
+	return c.Category + ": " + c.Detail
+}
+
+// multiLineDiff returns the lines removed ("- ") and added ("+ ") by a
+// change of a multi-line value, or nil for one-line values.
+func multiLineDiff(c Change) []string {
+	if c.Old == "" || c.New == "" || !strings.Contains(c.Old+c.New, "\n") {
+		return nil
+	}
+	a := strings.Split(strings.TrimRight(c.Old, "\n"), "\n")
+	b := strings.Split(strings.TrimRight(c.New, "\n"), "\n")
+	// lcs[i][j]: length of the longest common subsequence of a[i:], b[j:]
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, "- "+a[i])
+			i++
+		default:
+			out = append(out, "+ "+b[j])
+			j++
+		}
+	}
+	return out
 }
 
 func detailOrValue(c Change, v string) string {
@@ -174,6 +228,13 @@ func diffMarkdown(w io.Writer, r *DiffResult) error {
 				fmt.Fprintf(&b, " (%s)", mdAt(c))
 			}
 			b.WriteString("\n")
+			if d := multiLineDiff(c); len(d) > 0 {
+				b.WriteString("\n  ```diff\n")
+				for _, l := range d {
+					fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(l, "```", "'''"))
+				}
+				b.WriteString("  ```\n")
+			}
 		}
 		b.WriteString("\n</details>\n")
 	}
