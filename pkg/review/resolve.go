@@ -112,7 +112,7 @@ func Resolve(kits []*Kit, opts ...ResolveOption) (*Resolution, error) {
 		return nil, err
 	}
 	r, groups := resolveSelected(kits, o.sel, o.noWorkload)
-	r.Groups = groups
+	r.Groups = append([]string{}, groups...)
 	if o.sel.All || len(o.sel.Names) > 0 {
 		base, _ := resolveSelected(kits, Selection{}, o.noWorkload)
 		for i, p := range r.Problems {
