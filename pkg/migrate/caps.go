@@ -18,38 +18,43 @@ func (m *migrator) capabilities(b *block) {
 		comment(item, "migrated workloads are sbx-launched agents (v2 kind: sandbox)")
 	}
 	var interactive pair
+	m.cur = nil
 	if p, ok := b.get("sandbox"); ok {
 		interactive = m.sandbox(p, order["sandbox"])
 	} else if m.workload {
-		m.cur = nil
 		m.action(nil, "sandbox", "no-image", "the v2 sandbox kit has no sandbox block (it inherits its image): write the recipe's FROM and ENTRYPOINT by hand")
 	}
+	m.cur = nil
 	if p, ok := b.get("environment"); ok {
 		m.environment(p)
 	}
+	m.cur = nil
 	m.filesTree()
-	if p, ok := b.get("security"); ok {
-		m.security(p, order["security"])
+	blocks := []struct {
+		key string
+		fn  func(pair, int)
+	}{
+		{"security", m.security},
+		{"permissions", m.permissions},
+		{"credentials", m.credentials},
+		{"ports", m.ports},
+		{"volumes", m.volumes},
 	}
-	if p, ok := b.get("permissions"); ok {
-		m.permissions(p, order["permissions"])
-	}
-	if p, ok := b.get("credentials"); ok {
-		m.credentials(p, order["credentials"])
-	}
-	if p, ok := b.get("ports"); ok {
-		m.ports(p, order["ports"])
-	}
-	if p, ok := b.get("volumes"); ok {
-		m.volumes(p, order["volumes"])
+	for _, bl := range blocks {
+		if p, ok := b.get(bl.key); ok {
+			m.cur = nil
+			bl.fn(p, order[bl.key])
+		}
 	}
 	lcOrder := order["sandbox"]
 	setup, hasSetup := b.get("setup")
 	if hasSetup {
 		lcOrder = order["setup"]
 	}
+	m.cur = nil
 	m.lifecycle(setup, interactive, lcOrder)
 	if p, ok := b.get("agentInstructions"); ok {
+		m.cur = nil
 		m.agentInstructions(p, order["agentInstructions"])
 	}
 	m.sortCaps()

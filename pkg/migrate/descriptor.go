@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"io/fs"
 	"path"
 	"regexp"
 	"strings"
@@ -95,6 +96,11 @@ func (m *migrator) prepare(b *block) {
 	}
 	if k := b.val("kind"); k != nil && k.Value == "sandbox" {
 		m.workload = true
+	}
+	m.recipe.mixin = !m.workload
+	if _, err := fs.Stat(m.fsys, path.Join(m.dir, "Dockerfile")); err == nil && !m.workload {
+		m.notes = append(m.notes, Note{Pos: spec.Pos{File: path.Join(m.display, "Dockerfile")}, Code: "dockerfile-mixin",
+			Message: "v2 mixins carried no content, so this Dockerfile was not used; a v3 mixin may ship an overlay recipe: move what its install hooks fetch into one if that suits"})
 	}
 	if s := b.val("setup"); s != nil {
 		if in := lookup(s, "install"); in != nil && in.Kind == yaml.SequenceNode && len(in.Content) > 0 {
