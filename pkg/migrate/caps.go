@@ -57,6 +57,8 @@ func (m *migrator) capabilities(b *block) {
 		m.cur = nil
 		m.agentInstructions(p, order["agentInstructions"])
 	}
+	m.cur = nil
+	m.sessions(len(b.order))
 	m.sortCaps()
 	m.cur = nil
 }
