@@ -227,9 +227,14 @@ func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids veri
 	} else if pk := vc.PublicKey(); pk != nil {
 		sig.KeyHint = pk.Hint()
 	}
-	if entries, err := b.b.TlogEntries(); err == nil && len(entries) > 0 {
+	entries, _ := b.b.TlogEntries()
+	if len(entries) > 0 {
 		i := entries[0].LogIndex()
 		sig.LogIndex = &i
+	}
+	if tss, _ := b.b.Timestamps(); cert != nil && len(tss) == 0 && len(entries) == 0 {
+		return reject(fmt.Errorf("the signature has no signed timestamp and no log entry, so its certificate (valid %s to %s) cannot be checked against the time of signing",
+			cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339)))
 	}
 	st, err := b.statement()
 	if err != nil {
