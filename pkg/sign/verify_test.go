@@ -111,39 +111,63 @@ func TestVerifyPolicy(t *testing.T) {
 		wantReason string // in the rejected signature's reason
 	}{
 		{
-			name:   "right identity",
-			setup:  func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "right identity",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			policy: devPolicy,
 		},
 		{
-			name:       "wrong identity",
-			setup:      func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "wrong identity",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			policy:     sign.Policy{Identity: "eve@example.org", Issuer: devIssuer},
 			wantErr:    &sign.VerificationError{},
 			wantReason: `expected SAN value "eve@example.org", got "dev@example.org"`,
 		},
 		{
-			name:       "wrong issuer",
-			setup:      func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "wrong issuer",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			policy:     sign.Policy{Identity: devIdentity, Issuer: "https://token.actions.githubusercontent.com"},
 			wantErr:    &sign.VerificationError{},
 			wantReason: `expected issuer value "https://token.actions.githubusercontent.com", got "http://127.0.0.1:18089"`,
 		},
 		{
-			name:       "identity regexp not matching",
-			setup:      func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "identity regexp not matching",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			policy:     sign.Policy{IdentityRegexp: `^.*@example\.net$`, Issuer: devIssuer},
 			wantErr:    &sign.VerificationError{},
 			wantReason: `expected SAN value to match regex "^.*@example\.net$"`,
 		},
 		{
-			name:   "identity and issuer regexps matching",
-			setup:  func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "identity and issuer regexps matching",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			policy: sign.Policy{IdentityRegexp: `@example\.org$`, IssuerRegexp: `^http://127\.0\.0\.1:\d+$`},
 		},
 		{
-			name:  "trusted signers list, second entry matches",
-			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "trusted signers list, second entry matches",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			policy: sign.Policy{TrustedSigners: []sign.TrustedSigner{
 				{Identity: "ops@example.org", Issuer: devIssuer},
 				{IdentityRegexp: `^dev@`, Issuer: devIssuer},
@@ -191,16 +215,24 @@ func TestVerifyPolicy(t *testing.T) {
 			wantReason: "failed to verify signature",
 		},
 		{
-			name:       "untrusted root",
-			setup:      func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "untrusted root",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			trust:      other.trust,
 			policy:     devPolicy,
 			wantErr:    &sign.VerificationError{},
 			wantReason: "unable to verify signed timestamps",
 		},
 		{
-			name:       "certificate from an untrusted CA",
-			setup:      func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "certificate from an untrusted CA",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			trust:      mixedTrust(t, other.trust, f.trust),
 			policy:     devPolicy,
 			wantErr:    &sign.VerificationError{},
@@ -265,8 +297,12 @@ func TestVerifyPolicy(t *testing.T) {
 			wantReason: `expected GithubWorkflowRef to be "refs/tags/v1", got "refs/heads/main"`,
 		},
 		{
-			name:       "required predicate type not signed",
-			setup:      func(t *testing.T, st *signtest.Store) v1.Descriptor { k := kit(t); f.signed(t, st, k, k, signtest.Cert{}); return k },
+			name: "required predicate type not signed",
+			setup: func(t *testing.T, st *signtest.Store) v1.Descriptor {
+				k := kit(t)
+				f.signed(t, st, k, k, signtest.Cert{})
+				return k
+			},
 			policy:     sign.Policy{Identity: devIdentity, Issuer: devIssuer, PredicateType: "https://slsa.dev/provenance/v1"},
 			wantErr:    &sign.VerificationError{},
 			wantReason: `predicate type "https://sigstore.dev/cosign/sign/v1" is not the required "https://slsa.dev/provenance/v1"`,
