@@ -78,7 +78,7 @@ type ResourceDescriptor struct {
 // RunDetails is who built it, when.
 type RunDetails struct {
 	Builder  SLSABuilder `json:"builder"`
-	Metadata Metadata    `json:"metadata"`
+	Metadata RunMetadata `json:"metadata"`
 }
 
 // SLSABuilder is the SLSA builder: its ID and kitsmith's version.
@@ -87,8 +87,8 @@ type SLSABuilder struct {
 	Version map[string]string `json:"version,omitempty"`
 }
 
-// Metadata is the run's invocation ID and times.
-type Metadata struct {
+// RunMetadata is the run's invocation ID and times.
+type RunMetadata struct {
 	InvocationID string    `json:"invocationId,omitempty"`
 	StartedOn    time.Time `json:"startedOn"`
 	FinishedOn   time.Time `json:"finishedOn"`
@@ -119,7 +119,7 @@ func provenance(k *spec.Kit, res *build.Result, bo build.Options, src Source, po
 		},
 		RunDetails: RunDetails{
 			Builder:  SLSABuilder{ID: id, Version: map[string]string{"kitsmith": ver}},
-			Metadata: Metadata{InvocationID: po.InvocationID, StartedOn: started.UTC(), FinishedOn: finished.UTC()},
+			Metadata: RunMetadata{InvocationID: po.InvocationID, StartedOn: started.UTC(), FinishedOn: finished.UTC()},
 		},
 	}
 	if src.Commit != "" {

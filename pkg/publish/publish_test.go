@@ -132,7 +132,9 @@ func TestRunStageFailures(t *testing.T) {
 		{name: "verification failure", kit: "testdata/good", stage: StageVerify, pushed: true, message: "no signature by " + signer,
 			setup: func(f *fixture, _ *Options) { f.signer.detach = true }},
 		{name: "tag exists elsewhere", kit: "testdata/good", stage: StageTag, is: ErrTagExists, message: "--force",
-			setup: func(f *fixture, _ *Options) { f.reg.tags[ref] = v1.Descriptor{Digest: v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("0", 64)}} }},
+			setup: func(f *fixture, _ *Options) {
+				f.reg.tags[ref] = v1.Descriptor{Digest: v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("0", 64)}}
+			}},
 		{name: "registry refuses the tag", kit: "testdata/good", stage: StageTag, pushed: true, message: "tag immutable",
 			setup: func(f *fixture, _ *Options) { f.reg.tagErr = errors.New("tag immutable") }},
 	}

@@ -129,8 +129,7 @@ func (k *KitResult) FailedStage() Stage {
 	return ""
 }
 
-// Digest returns the index digest pinned reference (repo@sha256:…), or ""
-// before the build.
+// Digest returns the index digest (sha256:…), or "" before the build.
 func (k *KitResult) Digest() string {
 	if k.Index.Digest.Hex == "" {
 		return ""
