@@ -232,6 +232,7 @@ func (s *fakeSigner) attach(ctx context.Context, st sign.ReferrerStore, subject 
 	n := s.n
 	s.mu.Unlock()
 	img := mutate.Annotations(empty.Image, map[string]string{identityAnnotation: s.identity, "what": what, "n": fmt.Sprint(n)}).(v1.Image)
+	img = mutate.Subject(img, subject).(v1.Image)
 	var d v1.Descriptor
 	var err error
 	if s.detach {

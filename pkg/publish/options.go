@@ -99,7 +99,9 @@ type Options struct {
 	// Lint are extra lint options for every kit; the kit's .kitsmith.yaml
 	// (found from its directory upwards) always applies.
 	Lint []lint.Option
-	// Build configures the build; Outputs must be empty (Run pushes).
+	// Build configures the build; Outputs must be empty (Run pushes). A
+	// nil SourceDateEpoch means, per kit, the committer time of the last
+	// commit touching the kit directory (as kitsmith build takes it), else 0.
 	Build build.Options
 	// Jobs is how many kits are published at once. Zero means
 	// runtime.NumCPU().

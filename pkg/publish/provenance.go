@@ -195,3 +195,46 @@ func gitSource(dir, descriptor string) (Source, error) {
 	}
 	return src, nil
 }
+
+// gitCommitTime returns the committer time of the last commit touching
+// dir, read with go-git, or nil outside a git work tree or when no commit
+// touches it. It is what kitsmith build takes for SOURCE_DATE_EPOCH, so
+// that publish builds the same digest.
+func gitCommitTime(dir string) *int64 {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(wt.Filesystem.Root(), abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return nil
+	}
+	rel = filepath.ToSlash(rel)
+	head, err := repo.Head()
+	if err != nil {
+		return nil
+	}
+	opts := &git.LogOptions{From: head.Hash()}
+	if rel != "." {
+		opts.PathFilter = func(p string) bool { return strings.HasPrefix(p, rel+"/") }
+	}
+	iter, err := repo.Log(opts)
+	if err != nil {
+		return nil
+	}
+	defer iter.Close()
+	c, err := iter.Next()
+	if err != nil {
+		return nil
+	}
+	t := c.Committer.When.Unix()
+	return &t
+}

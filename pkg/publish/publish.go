@@ -84,6 +84,8 @@ type kitRun struct {
 	cpu, net chan struct{}
 	started  time.Time
 	built    *build.Result
+	bo       build.Options // as the kit was built
+	steps    int           // progress steps reported
 	art      *artifact.Artifact
 }
 
@@ -128,7 +130,8 @@ func (r *kitRun) acquire(ctx context.Context, sem chan struct{}) error {
 // one (of a later stage the step covers, such as check inside build).
 func (r *kitRun) stage(ctx context.Context, st Stage, what string, fn func() error) error {
 	start := time.Now()
-	done := r.p.Step(ctx, r.k.Path+"/"+string(st), fmt.Sprintf("[%s] %s", r.k.Stem, what))
+	r.steps++ // the tag stage runs twice: check, then tag
+	done := r.p.Step(ctx, fmt.Sprintf("%s/%s#%d", r.k.Path, st, r.steps), fmt.Sprintf("[%s] %s", r.k.Stem, what))
 	err := fn()
 	done(err)
 	r.res.Timings = append(r.res.Timings, Timing{Stage: st, Duration: time.Since(start)})
@@ -225,6 +228,10 @@ func (r *kitRun) lint(ctx context.Context) error {
 func (r *kitRun) build(ctx context.Context, dir string) error {
 	bo := r.opts.Build
 	bo.Outputs = []build.Output{{Type: build.OutputOCI, Dest: dir}}
+	if bo.SourceDateEpoch == nil {
+		bo.SourceDateEpoch = gitCommitTime(r.k.Dir)
+	}
+	r.bo = bo
 	ch := make(chan progress.Event)
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -375,7 +382,7 @@ func (r *kitRun) attest(ctx context.Context, st sign.ReferrerStore) error {
 	if err != nil {
 		return err
 	}
-	pred, err := provenance(r.k, r.built, r.opts.Build, src, r.opts.Provenance, r.started, r.opts.Now())
+	pred, err := provenance(r.k, r.built, r.bo, src, r.opts.Provenance, r.started, r.opts.Now())
 	if err != nil {
 		return err
 	}

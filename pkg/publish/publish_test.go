@@ -98,7 +98,8 @@ func TestRunOrder(t *testing.T) {
 	}
 	var stages []string
 	for _, s := range steps {
-		stages = append(stages, strings.TrimPrefix(s, kit.Path+"/"))
+		st, _, _ := strings.Cut(strings.TrimPrefix(s, kit.Path+"/"), "#")
+		stages = append(stages, st)
 	}
 	wantStages := []string{"validate", "lint", "build", "build/publish", "build/assemble", "build/check", "tag", "push", "sign", "attest", "verify", "tag"}
 	if diff := cmp.Diff(wantStages, stages); diff != "" {
