@@ -254,7 +254,7 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	var pe *build.DescriptorError
 	switch {
 	case errors.As(err, &ce):
-		return &StageError{Kit: r.k.Path, Stage: StageCheck, Err: err}
+		return &StageError{Kit: r.k.Path, Stage: StageCheck, Err: fmt.Errorf("%w: %s", err, failedChecks(ce.Report))}
 	case errors.As(err, &pe):
 		return &StageError{Kit: r.k.Path, Stage: StageValidate, Err: err}
 	case err != nil:
@@ -439,4 +439,21 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// failedChecks names the failed checks of rep with their messages, so a
+// summary line says what broke without the full report.
+func failedChecks(rep *artifact.Report) string {
+	var list []string
+	for _, f := range rep.Findings {
+		if f.Severity != artifact.SeverityFail {
+			continue
+		}
+		where := ""
+		if f.Platform != "" {
+			where = f.Platform + " "
+		}
+		list = append(list, where+f.Check+": "+f.Message)
+	}
+	return strings.Join(list, "; ")
 }
