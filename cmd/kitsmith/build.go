@@ -222,7 +222,9 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 		if out.Type == build.OutputRegistry {
 			return bo, usageErrorf("--output %s: push with --tag REF --push", s)
 		}
-		out.Tag = tag
+		if out.Tag == "" {
+			out.Tag = tag
+		}
 		bo.Outputs = append(bo.Outputs, out)
 	}
 	if o.push {
