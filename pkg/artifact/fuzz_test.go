@@ -14,7 +14,7 @@ func FuzzLayerFS(f *testing.F) {
 	f.Add(tarBytes(f, symlink("a", "b"), symlink("b", "a"), file(".wh.a", "")))
 	f.Add([]byte("not a tar"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fs := newLayerFS(wantedFile)
+		fs := newLayerFS(wantedFile, nil)
 		if err := fs.apply(context.Background(), bytes.NewReader(b), 0); err != nil {
 			return
 		}
