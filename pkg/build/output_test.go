@@ -305,3 +305,24 @@ func TestParseOutputTagged(t *testing.T) {
 		t.Errorf("ParseOutput(tar:x) error = %v, want a *artifact.DestinationError", err)
 	}
 }
+
+// FuzzParseOutput: ParseOutput never panics, refuses with a
+// *artifact.DestinationError, and an output prints back to itself.
+func FuzzParseOutput(f *testing.F) {
+	for _, s := range []string{"oci:out/kit", "oci:out/gh:1.2.0", "oci-archive:kit.tar:v1", "registry:127.0.0.1:5000/kits/x:1", "oci:", "tar:x", "oci:a:b:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := ParseOutput(s)
+		if err != nil {
+			if !errors.As(err, new(*artifact.DestinationError)) {
+				t.Fatalf("ParseOutput(%q) error %T is not a *artifact.DestinationError: %v", s, err, err)
+			}
+			return
+		}
+		again, err := ParseOutput(out.String())
+		if err != nil || again != out {
+			t.Fatalf("ParseOutput(%q) = %+v prints %q, which parses to %+v, %v", s, out, out.String(), again, err)
+		}
+	})
+}
