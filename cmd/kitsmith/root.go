@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 )
 
 // gcPercent is the garbage collector target of a run, unless GOGC is set.
@@ -172,7 +174,7 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 	switch {
 	case errors.As(err, &ue):
 		if ue.err != nil {
-			fmt.Fprintf(stderr, "kitsmith: %v\n", ue.err)
+			fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(ue.err.Error()))
 		}
 		if ue.hint != "" {
 			fmt.Fprintln(stderr, ue.hint)
@@ -180,10 +182,10 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 		return exitUsage
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "kitsmith: %v\n", ee.err)
+			fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "kitsmith: %v\n", err)
+	fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(err.Error()))
 	return exitFindings
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -97,7 +97,11 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 			return err
 		}
 	} else {
-		writeValidateText(out, results)
+		w := textsafe.NewWriter(out)
+		writeValidateText(w, results)
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
 	if ioFailed {
 		return &usageError{}
@@ -177,27 +181,13 @@ func writeDiagnostic(w io.Writer, src diag.Sources, sev string, e *spec.Error) {
 		fmt.Fprintf(w, " (%s)", e.Ref)
 	}
 	fmt.Fprintln(w)
-	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok && printable(line) {
+	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok {
 		width := 0
 		if e.Range.End.Line == e.Range.Start.Line {
 			width = e.Range.End.Col - e.Range.Start.Col
 		}
 		diag.Excerpt(w, line, e.Range.Start.Col, width)
 	}
-}
-
-// printable reports whether a source line can be shown as an excerpt:
-// valid UTF-8 without control characters (binary garbage is not shown).
-func printable(line string) bool {
-	if !utf8.ValidString(line) {
-		return false
-	}
-	for _, r := range line {
-		if r < ' ' && r != '\t' || r == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 func plural(n int) string {
