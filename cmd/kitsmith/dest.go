@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,4 +78,18 @@ func localRefHint(ref string) string {
 		return "hint: did you mean " + artifact.ArchivePrefix + ref + "? (a local OCI archive)"
 	}
 	return ""
+}
+
+// checkRegularFile refuses, by its metadata and before it is opened, a
+// file to read that is not a regular file: opening a FIFO blocks until
+// something writes to it.
+func checkRegularFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s); kitsmith reads only regular files", path, fi.Mode().Type())
+	}
+	return nil
 }

@@ -166,6 +166,11 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: whatever failed, it failed because of the signal.
+		fmt.Fprintln(stderr, "kitsmith: interrupted; nothing more was written")
+		return exitUsage
+	}
 	if err == nil {
 		return exitOK
 	}
