@@ -85,8 +85,9 @@ type Hook struct {
 	Argv []string
 }
 
-// Label names the hook in messages: "install hook #1".
-func (h *Hook) Label() string { return fmt.Sprintf("%s hook #%d", h.Phase, h.Index+1) }
+// Label names the hook in messages as spec errors and field paths number
+// it, from 0: "hook install[0]".
+func (h *Hook) Label() string { return fmt.Sprintf("hook %s[%d]", h.Phase, h.Index) }
 
 // Declares reports whether the hook lists name in its env.
 func (h *Hook) Declares(name string) bool {
