@@ -127,6 +127,7 @@ failed build/check; 2 usage, configuration or I/O error.`,
 	})
 	// The root runs so that an unknown command is a typed usage error
 	// rather than cobra's plain one.
+	root.SuggestionsMinimumDistance = 2
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return nil
