@@ -95,7 +95,7 @@ func TestBuildDestinations(t *testing.T) {
 		{"archive onto a directory", []string{"--output", "oci-archive:" + notLayout}, "is not a regular file"},
 		{"layout into a non-layout directory", []string{"--output", "oci:" + notLayout}, "non-empty directory without an oci-layout file"},
 		{"layout onto a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt")}, "is not a directory"},
-		{"missing parent", []string{"--output", "oci:" + filepath.Join(dir, "no", "such")}, "no such file or directory"},
+		{"under a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt", "sub", "x")}, "not a directory"},
 		{"metadata file in a missing directory", []string{"--output", "oci:" + good, "--metadata-file", filepath.Join(dir, "no", "m.json")}, "--metadata-file"},
 		{"metadata file onto a FIFO", []string{"--output", "oci:" + good, "--metadata-file", fifo}, "--metadata-file " + fifo + ": exists and is not a regular file"},
 		{"metadata file onto a directory", []string{"--output", "oci:" + good, "--metadata-file", notLayout}, "is not a regular file"},
