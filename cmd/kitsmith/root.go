@@ -145,6 +145,7 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		newBuildCmd(ro),
 		newInspectCmd(ro),
 		newCheckCmd(ro),
+		newMigrateCmd(ro),
 		newSchemaCmd(ro),
 		newVersionCmd(ro),
 	)
