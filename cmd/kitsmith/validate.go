@@ -4,20 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 type validateOptions struct {
 	formatFlag
-	mode    string
-	kitArgs []string
+	mode      string
+	kitArgs   []string
+	recursive bool
 }
 
 func newValidateCmd(_ *rootOptions) *cobra.Command {
@@ -33,7 +35,8 @@ file:line:col and the rule it breaks.
 
 PATH is a kit directory (the descriptor is <dirname>.yaml, the single *.yaml
 whose first line is "# syntax=docker/sandbox-kit:3", or a Dockerfile with a
-"# kit:" comment block) or a descriptor file.
+"# kit:" comment block) or a descriptor file; with --recursive, a tree to
+search for kits (hidden directories, node_modules and vendor are skipped).
 
 Modes:
   authored   the source as written (default)
@@ -50,6 +53,9 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
   # machine-readable output for several kits
   kitsmith validate --format json kits/outside kits/inside
 
+  # every kit under the current directory
+  kitsmith validate --recursive .
+
   # judge the descriptor a sandbox would see with these args
   kitsmith validate --mode effective --kit-arg port=8080 kits/inside`,
 		Args: cobra.MinimumNArgs(1),
@@ -60,6 +66,7 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
 	f := cmd.Flags()
 	f.StringVar(&o.mode, "mode", "authored", "validation mode: authored, published or effective")
 	f.StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase arg value name=value for --mode effective (repeatable)")
+	f.BoolVarP(&o.recursive, "recursive", "r", false, "search PATH directories for kits")
 	o.formatFlag.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"authored", "published", "effective"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -80,14 +87,22 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 	if len(kitArgs) > 0 && mode != spec.ModeEffective {
 		return usageErrorf("--kit-arg only applies to --mode effective")
 	}
+	if o.recursive {
+		if paths, err = searchKits(paths); err != nil {
+			return err
+		}
+	}
 	var results []validateResult
 	ioFailed := false
 	for _, p := range paths {
 		k, err := spec.LoadPath(p)
 		if err != nil {
-			fmt.Fprintf(errOut, "kitsmith: %v\n", err)
+			fmt.Fprintf(errOut, "kitsmith: %s\n", textsafe.String(err.Error()))
 			ioFailed = true
 			continue
+		}
+		if err := checkArgsDeclared("--kit-arg", k, spec.PhaseCreate, kitArgs); err != nil {
+			return err
 		}
 		rep := k.Validate(spec.WithMode(mode), spec.WithKitArgs(kitArgs))
 		results = append(results, validateResult{kit: k, report: rep})
@@ -97,7 +112,11 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 			return err
 		}
 	} else {
-		writeValidateText(out, results)
+		w := textsafe.NewWriter(out)
+		writeValidateText(w, results)
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
 	if ioFailed {
 		return &usageError{}
@@ -108,6 +127,31 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 		}
 	}
 	return nil
+}
+
+// searchKits replaces each directory of paths with the kits found under it;
+// files are kept as they are.
+func searchKits(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, usageErrorf("validate %s: %w", p, err)
+		}
+		if !fi.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		found, err := findKits(p)
+		if err != nil {
+			return nil, asUsage(err, "")
+		}
+		if len(found) == 0 {
+			return nil, usageErrorf("no kit found under %s", p)
+		}
+		out = append(out, found...)
+	}
+	return out, nil
 }
 
 type validateResult struct {
@@ -177,27 +221,13 @@ func writeDiagnostic(w io.Writer, src diag.Sources, sev string, e *spec.Error) {
 		fmt.Fprintf(w, " (%s)", e.Ref)
 	}
 	fmt.Fprintln(w)
-	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok && printable(line) {
+	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok {
 		width := 0
 		if e.Range.End.Line == e.Range.Start.Line {
 			width = e.Range.End.Col - e.Range.Start.Col
 		}
 		diag.Excerpt(w, line, e.Range.Start.Col, width)
 	}
-}
-
-// printable reports whether a source line can be shown as an excerpt:
-// valid UTF-8 without control characters (binary garbage is not shown).
-func printable(line string) bool {
-	if !utf8.ValidString(line) {
-		return false
-	}
-	for _, r := range line {
-		if r < ' ' && r != '\t' || r == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 func plural(n int) string {

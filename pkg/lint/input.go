@@ -89,13 +89,14 @@ type Hook struct {
 	Via string
 }
 
-// Label names the hook in messages: "install hook #1", or "install hook
-// #1 (running /opt/kit/bootstrap.sh)" for a staged script.
+// Label names the hook in messages as spec errors and field paths number
+// it, from 0: "hook install[0]", or "hook install[0] (running
+// /opt/kit/bootstrap.sh)" for a staged script.
 func (h *Hook) Label() string {
 	if h.Via != "" {
-		return fmt.Sprintf("%s hook #%d (running %s)", h.Phase, h.Index+1, h.Via)
+		return fmt.Sprintf("hook %s[%d] (running %s)", h.Phase, h.Index, h.Via)
 	}
-	return fmt.Sprintf("%s hook #%d", h.Phase, h.Index+1)
+	return fmt.Sprintf("hook %s[%d]", h.Phase, h.Index)
 }
 
 // Declares reports whether the hook lists name in its env.
