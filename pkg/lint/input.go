@@ -36,7 +36,8 @@ type Input struct {
 	yamlOrigins    []spec.LineOrigin
 	hosts          []hostEntry
 	injects        []injectDomain
-	cached         map[string]bool // which of yaml, hosts, injects are computed
+	runs           []runScript
+	cached         map[string]bool // which of yaml, hosts, injects, runs are computed
 }
 
 // source returns the text of one of the kit's source files.

@@ -27,6 +27,7 @@ func DefaultRules() []*Rule {
 		unpinnedBaseImage,
 		unpinnedSetKit,
 		unsizedVolume,
+		unverifiedDownload,
 		wildcardAllow,
 		yaml11Boolean,
 	}
