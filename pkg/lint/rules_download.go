@@ -19,8 +19,8 @@ type runScript struct {
 	script *Script
 }
 
-// runScripts returns the recipe's shell-form RUN instructions that parse;
-// RUN with a here-document or in exec form is left out. The slice is
+// runScripts returns the recipe's shell-form RUN instructions that parse,
+// and RUN <<EOF here-documents; exec-form RUN is left out. The slice is
 // shared: do not modify it.
 func (in *Input) runScripts() []runScript {
 	if !in.once("runs") {
@@ -31,7 +31,18 @@ func (in *Input) runScripts() []runScript {
 		return nil
 	}
 	for _, n := range d.Instructions() {
-		if !strings.EqualFold(n.Value, "run") || len(n.Heredocs) > 0 || n.Attributes["json"] {
+		if !strings.EqualFold(n.Value, "run") || n.Attributes["json"] {
+			continue
+		}
+		if len(n.Heredocs) > 0 {
+			// RUN <<EOF: the shell runs the body, which starts on the
+			// line after the instruction.
+			if len(n.Heredocs) == 1 && n.Next != nil && strings.HasPrefix(n.Next.Value, "<<") {
+				start := n.StartLine + 1
+				if s := parseScript(n.Heredocs[0].Content, func(line, col int) spec.Pos { return d.Pos(start+line-1, col) }); s != nil {
+					in.runs = append(in.runs, runScript{n, s})
+				}
+			}
 			continue
 		}
 		lines := make([]string, 0, n.EndLine-n.StartLine+1)
@@ -145,10 +156,7 @@ func hasShortFlag(args []string, f byte) bool {
 func downloadTarget(s *Script, c Command) string {
 	word := func(i int) string {
 		if i < len(c.ArgWords) {
-			w := c.ArgWords[i]
-			if int(w.End().Offset()) <= len(s.Source) {
-				return strings.Trim(s.Source[w.Pos().Offset():w.End().Offset()], `"'`)
-			}
+			return wordSource(s, c.ArgWords[i])
 		}
 		return c.Args[i]
 	}
@@ -188,10 +196,7 @@ func downloadTarget(s *Script, c Command) string {
 // makesExecutable returns the files a chmod or install call makes
 // executable, as written.
 func makesExecutable(s *Script, c Command) []string {
-	text := func(i int) string {
-		w := c.ArgWords[i]
-		return strings.Trim(s.Source[w.Pos().Offset():w.End().Offset()], `"'`)
-	}
+	text := func(i int) string { return wordSource(s, c.ArgWords[i]) }
 	var out []string
 	switch c.Name {
 	case "chmod":
@@ -297,28 +302,50 @@ func unverified(s *Script, where string) []Finding {
 		}
 	}
 	var downloads []struct {
-		c      Command
-		target string
+		c         Command
+		target    string
+		extracted bool // unpacked by tar or unzip
 	}
 	for _, c := range cmds {
 		if downloader(c) {
 			if t := downloadTarget(s, c); t != "" {
 				downloads = append(downloads, struct {
-					c      Command
-					target string
-				}{c, t})
+					c         Command
+					target    string
+					extracted bool
+				}{c: c, target: t})
 			}
 			continue
 		}
+		if c.Name == "tar" || c.Name == "unzip" || c.Name == "bsdtar" {
+			for i := range c.Args {
+				for j, d := range downloads {
+					if i < len(c.ArgWords) && sameFile(wordSource(s, c.ArgWords[i]), d.target) {
+						downloads[j].extracted = true
+					}
+				}
+			}
+		}
 		for _, f := range makesExecutable(s, c) {
 			for _, d := range downloads {
-				if sameFile(f, d.target) {
+				switch {
+				case sameFile(f, d.target):
 					report(d.c, fmt.Sprintf("%s downloads %s with %s and makes it executable, but never checks it against a checksum or signature", where, d.target, d.c.Name))
+				case d.extracted:
+					report(d.c, fmt.Sprintf("%s downloads %s with %s, unpacks it and makes %s executable, but never checks the download against a checksum or signature", where, d.target, d.c.Name, f))
 				}
 			}
 		}
 	}
 	return out
+}
+
+// wordSource is a word as written in the script, quotes removed.
+func wordSource(s *Script, w *syntax.Word) string {
+	if int(w.End().Offset()) > len(s.Source) {
+		return ""
+	}
+	return strings.Trim(s.Source[w.Pos().Offset():w.End().Offset()], `"'`)
 }
 
 var unverifiedDownload = &Rule{
@@ -362,6 +389,7 @@ func (in *Input) uncheckedAdds() []Finding {
 	}
 	var adds []add
 	var out []Finding
+	reported := map[*parser.Node]bool{}
 	runs := map[*parser.Node]*Script{}
 	for _, r := range in.runScripts() {
 		runs[r.node] = r.script
@@ -395,7 +423,8 @@ func (in *Input) uncheckedAdds() []Finding {
 			for _, c := range s.Commands() {
 				for _, f := range makesExecutable(s, c) {
 					for _, a := range adds {
-						if sameFile(f, a.dest) {
+						if sameFile(f, a.dest) && !reported[a.node] {
+							reported[a.node] = true
 							r := spec.Range{Start: d.Pos(a.node.StartLine, 1)}
 							if at, ok := d.find(a.node, a.src, d.start(a.node)); ok {
 								r = d.rng(at, len(a.src))

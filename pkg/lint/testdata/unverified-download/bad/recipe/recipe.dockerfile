@@ -11,3 +11,12 @@ RUN set -eux; \
     # want: unverified-download
     wget -q https://downloads.example.org/other -O /usr/local/bin/other; \
     chmod a+x /usr/local/bin/other
+RUN <<EOF2
+set -eux
+curl -fsSL https://get.example.org/install.sh | sh -s -- --version 1.2.3  # want: unverified-download
+EOF2
+RUN set -eu; \
+    # want: unverified-download
+    curl -fsSL -o /tmp/tool.tgz https://downloads.example.org/tool.tgz; \
+    tar -xzf /tmp/tool.tgz -C /usr/local/bin tool; \
+    chmod 0755 /usr/local/bin/tool
