@@ -69,12 +69,11 @@ func (in *Input) withDefaults(s string) string {
 	if !strings.Contains(s, "${{") {
 		return s
 	}
-	return argRefRE.ReplaceAllStringFunc(s, func(m string) string {
-		name := argRefRE.FindStringSubmatch(m)[1]
+	return spec.ExpandArgRefs(s, func(name string) (string, bool) {
 		if a, ok := in.Kit.Descriptor.Args[name]; ok && a.Default != nil {
-			return *a.Default
+			return *a.Default, true
 		}
-		return m
+		return "", false
 	})
 }
 

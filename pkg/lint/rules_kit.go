@@ -297,8 +297,6 @@ func suggestLicense(l string) (string, bool) {
 	return "", false
 }
 
-var argRefRE = regexp.MustCompile(`\$\{\{\s*kit\.args\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
-
 var argRefInComment = &Rule{
 	ID:       "arg-ref-in-comment",
 	Severity: SeverityWarning,
@@ -310,11 +308,11 @@ var argRefInComment = &Rule{
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for _, c := range in.yamlComments() {
-			for _, m := range argRefRE.FindAllStringSubmatchIndex(c.text, -1) {
-				p := spec.Pos{File: c.pos.File, Line: c.pos.Line, Col: c.pos.Col + m[0]}
-				out = append(out, Finding{Range: rangeWidth(p, m[1]-m[0]),
-					Message: fmt.Sprintf("comment holds %s, which the specification counts as a reference to arg %q even in a comment", c.text[m[0]:m[1]], c.text[m[2]:m[3]]),
-					Fix:     fmt.Sprintf("write kit.args.%s without the ${{ }} in the comment, or remove it", c.text[m[2]:m[3]])})
+			for _, m := range spec.FindArgRefs(c.text) {
+				p := spec.Pos{File: c.pos.File, Line: c.pos.Line, Col: c.pos.Col + m.Start}
+				out = append(out, Finding{Range: rangeWidth(p, m.End-m.Start),
+					Message: fmt.Sprintf("comment holds %s, which the specification counts as a reference to arg %q even in a comment", c.text[m.Start:m.End], m.Name),
+					Fix:     fmt.Sprintf("write kit.args.%s without the ${{ }} in the comment, or remove it", m.Name)})
 			}
 		}
 		return out
