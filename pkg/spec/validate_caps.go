@@ -208,6 +208,10 @@ func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 		v.errorf(field(e.f, "type"), "type-grammar", "", "type %q is not <namespace>/<name>@<version>%s", c.Type, typeHint(c.Type))
 		return false
 	}
+	if strings.HasPrefix(c.Type, sandboxNamespace) && !slices.Contains(knownTypes, c.Type) {
+		v.warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts treat it as unknown%s",
+			c.Type, sandboxTypeHint(c.Type))
+	}
 	if c.Type == TypePrivileged && c.Description == "" {
 		v.warnf(e.f, "privileged-description", "privileged@1/description-says-why",
 			"privileged@1 should say why the kit needs elevated execution; add a description, which is shown when the user is asked to grant it")
