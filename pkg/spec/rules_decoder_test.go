@@ -101,3 +101,31 @@ capabilities:
 		},
 	},
 }
+
+// Kits in the older docker/runtime-kit vocabulary (com.docker.runtime/*
+// types) get the same checks as com.docker.sandbox/* ones, and one warning
+// that the spelling is the older one.
+func TestRuntimeVocabulary(t *testing.T) { runRuleCases(t, runtimeVocabularyCases) }
+
+var runtimeVocabularyCases = []ruleCase{
+	{rule: "ks/runtime-vocabulary", desc: "warning once; config errors found as for com.docker.sandbox",
+		src: `# syntax=docker/runtime-kit:3
+schemaVersion: "3"
+kind: mixin
+capabilities:
+  - type: com.docker.runtime/volume@1
+    config: {path: data, size: 1GiB}
+  - type: com.docker.runtime/network-policy@1
+    config: {runtime: {alow: [example.org]}}
+  - type: com.docker.runtime/privileged@1
+    description: needs it
+    config: {}
+`,
+		want: []diagnostic{
+			{Code: "volume", Ref: "", Field: "capabilities[0].config.path", Pos: "6:20", Fix: "", Warn: false},
+			{Code: "unknown-field", Ref: "", Field: "capabilities[1].config.runtime.alow", Pos: "8:24", Fix: "", Warn: false},
+			{Code: "configless", Ref: "", Field: "capabilities[2].config", Pos: "11:5", Fix: "", Warn: false},
+			{Code: "runtime-vocabulary", Ref: "", Field: "capabilities[0].type", Pos: "5:11", Fix: "com.docker.sandbox/volume@1", Warn: true},
+		},
+	},
+}

@@ -81,15 +81,18 @@ func (v *validator) checkCapabilities(declOnly bool) {
 	grouped := false
 	var top []blockEntry
 	var groups [][]blockEntry
+	v.checkRuntimeVocabulary()
 	for i, c := range v.d.Capabilities {
 		at := field("capabilities", i)
 		if c.Group == nil {
+			c.Type = CanonicalType(c.Type) // checked as its com.docker.sandbox spelling
 			top = append(top, blockEntry{c: c, f: at})
 			continue
 		}
 		grouped = true
 		var members []blockEntry
 		for j, m := range c.Group.Capabilities {
+			m.Type = CanonicalType(m.Type)
 			members = append(members, blockEntry{c: m, f: field(at, "group", "capabilities", j), group: c.Group, groupF: field(at, "group")})
 		}
 		groups = append(groups, members)

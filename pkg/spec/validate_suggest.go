@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/internal/suggest"
@@ -57,4 +58,57 @@ func argHint(name string, args map[string]Arg) string {
 		return "; did you mean ${{ kit.args." + best + " }}? Otherwise"
 	}
 	return ""
+}
+
+// runtimeNamespace is the older docker/runtime-kit spelling of the
+// well-known types' namespace.
+const runtimeNamespace = "com.docker.runtime/"
+
+// CanonicalType returns the com.docker.sandbox spelling of a well-known
+// type written in the older com.docker.runtime namespace
+// (com.docker.runtime/volume@1 → com.docker.sandbox/volume@1), so that
+// both vocabularies get the same checks; any other type is returned as
+// written.
+func CanonicalType(typ string) string {
+	if !strings.HasPrefix(typ, runtimeNamespace) {
+		return typ
+	}
+	if t := sandboxNamespace + strings.TrimPrefix(typ, runtimeNamespace); slices.Contains(knownTypes, t) {
+		return t
+	}
+	return typ
+}
+
+// checkRuntimeVocabulary warns once, at the first com.docker.runtime
+// type, that the kit is written in the older vocabulary. A kit that mixes
+// both spellings is left to lint's mixed-spec-vocabulary.
+func (v *validator) checkRuntimeVocabulary() {
+	for _, e := range v.d.Entries() {
+		if strings.HasPrefix(e.Type, sandboxNamespace) {
+			return
+		}
+	}
+	for i, c := range v.d.Capabilities {
+		at := field("capabilities", i)
+		if c.Group != nil {
+			for j, m := range c.Group.Capabilities {
+				if v.warnRuntime(field(at, "group", "capabilities", j), m.Type) {
+					return
+				}
+			}
+			continue
+		}
+		if v.warnRuntime(at, c.Type) {
+			return
+		}
+	}
+}
+
+func (v *validator) warnRuntime(entry, typ string) bool {
+	if t := CanonicalType(typ); t != typ {
+		v.warnf(field(entry, "type"), "runtime-vocabulary", "",
+			"%s is the older docker/runtime-kit spelling of %s; the kit is checked as written in the com.docker.sandbox vocabulary, which Docker Sandboxes and the docker/sandbox-kit frontend read", typ, t)
+		return true
+	}
+	return false
 }
