@@ -38,6 +38,7 @@ var allow = map[string][]string{
 	"pkg/artifact/artifacttest": with("pkg/spec", "pkg/artifact"),
 	"pkg/build":                 with("pkg/spec", "pkg/artifact", "pkg/progress"),
 	"pkg/sign":                  with("pkg/spec", "pkg/progress"),
+	"pkg/sign/signtest":         with("pkg/sign"),
 	"pkg/review":                with("pkg/spec", "pkg/artifact"),
 	"pkg/migrate":               with("pkg/spec", "pkg/lint"),
 	"pkg/publish":               with("pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review"),
