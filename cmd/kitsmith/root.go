@@ -142,6 +142,8 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		newBuildCmd(ro),
 		newInspectCmd(ro),
 		newCheckCmd(ro),
+		newSignCmd(ro),
+		newVerifyCmd(ro),
 		newSchemaCmd(ro),
 		newVersionCmd(ro),
 	)
