@@ -41,11 +41,17 @@ func writeMetadataFile(file string, m build.Metadata) error {
 	if err != nil {
 		return err
 	}
+	return writeFileAtomic(file, append(b, '\n'))
+}
+
+// writeFileAtomic writes b to file through a temporary file beside it,
+// renamed into place (mode 0644).
+func writeFileAtomic(file string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-")
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(append(b, '\n'))
+	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

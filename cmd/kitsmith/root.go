@@ -144,6 +144,7 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		newCheckCmd(ro),
 		newSignCmd(ro),
 		newVerifyCmd(ro),
+		newMigrateCmd(ro),
 		newSchemaCmd(ro),
 		newVersionCmd(ro),
 	)

@@ -254,48 +254,17 @@ func checkStems(stem string, members []*member) error {
 // kits that require or integrate them; ties keep the listed order. A
 // dependency cycle is an error.
 func orderMembers(members []*member) ([]*member, error) {
-	n := len(members)
-	after := make([][]int, n) // after[i]: kits that depend on i
-	indeg := make([]int, n)
+	cs := make([]spec.Contribution, len(members))
 	for i, m := range members {
-		seen := map[int]bool{}
-		for _, entries := range [][]string{m.desc.Requires, m.desc.Integrates} {
-			for _, s := range entries {
-				for j, o := range members {
-					if j == i || seen[j] || !satisfiedWithin(versionedProvides(o.desc), s) {
-						continue
-					}
-					seen[j] = true
-					after[j] = append(after[j], i)
-					indeg[i]++
-				}
-			}
-		}
+		cs[i] = spec.Contribution{Who: m.ref, Descriptor: m.desc}
 	}
-	var out []*member
-	done := make([]bool, n)
-	for len(out) < n {
-		next := -1
-		for i := range members {
-			if !done[i] && indeg[i] == 0 {
-				next = i
-				break
-			}
-		}
-		if next < 0 {
-			var stuck []string
-			for i, m := range members {
-				if !done[i] {
-					stuck = append(stuck, m.ref)
-				}
-			}
-			return nil, fmt.Errorf("the set's kits depend on each other in a circle (%v); one of those requires has to go", stuck)
-		}
-		done[next] = true
-		out = append(out, members[next])
-		for _, j := range after[next] {
-			indeg[j]--
-		}
+	order, err := spec.DependencyOrder(cs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*member, len(order))
+	for i, j := range order {
+		out[i] = members[j]
 	}
 	return out, nil
 }
