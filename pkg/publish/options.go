@@ -19,7 +19,7 @@ import (
 )
 
 // Builder builds and checks one kit, as build.Build does: a
-// *build.PublishError for a kit whose descriptor cannot be published, a
+// *build.DescriptorError for a kit whose descriptor cannot be published, a
 // *build.CheckError for a built image that fails the conformance checks.
 // It sends progress on ev and closes it before returning (ev may be nil).
 type Builder interface {

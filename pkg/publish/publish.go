@@ -257,10 +257,10 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	res, err := r.opts.Builder.Build(ctx, r.k, bo, ch)
 	wg.Wait()
 	var ce *build.CheckError
-	var pe *build.PublishError
+	var pe *build.DescriptorError
 	switch {
 	case errors.As(err, &ce):
-		return &StageError{Kit: r.k.Path, Stage: StageCheck, Err: err}
+		return &StageError{Kit: r.k.Path, Stage: StageCheck, Err: fmt.Errorf("%w: %s", err, failedChecks(ce.Report))}
 	case errors.As(err, &pe):
 		return &StageError{Kit: r.k.Path, Stage: StageValidate, Err: err}
 	case err != nil:
@@ -463,4 +463,21 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// failedChecks names the failed checks of rep with their messages, so a
+// summary line says what broke without the full report.
+func failedChecks(rep *artifact.Report) string {
+	var list []string
+	for _, f := range rep.Findings {
+		if f.Severity != artifact.SeverityFail {
+			continue
+		}
+		where := ""
+		if f.Platform != "" {
+			where = f.Platform + " "
+		}
+		list = append(list, where+f.Check+": "+f.Message)
+	}
+	return strings.Join(list, "; ")
 }
