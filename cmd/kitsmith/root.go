@@ -88,6 +88,8 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		newInspectCmd(ro),
 		newCheckCmd(ro),
 		newSchemaCmd(ro),
+		newDiffCmd(ro),
+		newResolveCmd(ro),
 		newVersionCmd(ro),
 	)
 	return root

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
+	"github.com/kitsmith/kitsmith/pkg/review"
+)
+
+const reviewTestdata = "../../pkg/review/testdata/diff"
+
+func TestDiffCmd(t *testing.T) {
+	v1, v2 := filepath.Join(reviewTestdata, "v1"), filepath.Join(reviewTestdata, "v2")
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: nope\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{name: "text", args: []string{v1, v2}, stdout: "4 widenings, 0 narrowings, 2 other changes"},
+		{name: "fail on widening", args: []string{"--fail-on", "widening", v1, v2}, code: exitFindings, stdout: "+ network.runtime.allow: telemetry.example.net"},
+		{name: "no widening", args: []string{"--fail-on", "widening", v2, v1}, stdout: "0 widenings, 4 narrowings"},
+		{name: "markdown", args: []string{"--format", "markdown", v1, v2}, stdout: "This update **widens** the permission surface"},
+		{name: "json", args: []string{"--format", "json", v1, v2}, stdout: `"formatVersion": 1`},
+		{name: "bad format", args: []string{"--format", "sarif", v1, v2}, code: exitUsage, stderr: "--format must be text, json or markdown"},
+		{name: "bad fail-on", args: []string{"--fail-on", "narrowing", v1, v2}, code: exitUsage, stderr: "--fail-on must be widening or none"},
+		{name: "invalid source", args: []string{v1, bad}, code: exitFindings, stderr: "does not publish"},
+		{name: "missing layout", args: []string{v1, "oci:" + filepath.Join(t.TempDir(), "none")}, code: exitUsage, stderr: "kitsmith:"},
+		{name: "one argument", args: []string{v1}, code: exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, append([]string{"diff"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestResolveCmd(t *testing.T) {
+	inside, outside := filepath.Join("..", "..", "kits", "inside"), filepath.Join("..", "..", "kits", "outside")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{name: "mixins need a workload", args: []string{inside, outside}, code: exitFindings, stdout: "[SPEC-v3 §5.3/one-workload]"},
+		{name: "the kits of a set", args: []string{"--set", inside, outside}, stdout: "The composition resolves."},
+		{name: "json", args: []string{"--set", "--format", "json", inside}, stdout: `"ok": true`},
+		{name: "unknown group", args: []string{"--set", "--select-groups", "cache", inside}, code: exitUsage, stderr: "no optional group of that name"},
+		{name: "all and names", args: []string{"--select-groups", "all,cache", inside}, code: exitUsage, stderr: "do not name groups besides"},
+		{name: "bad kit arg", args: []string{"--kit-arg", "apiHost", inside}, code: exitUsage, stderr: "write name=value"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, append([]string{"resolve"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+		})
+	}
+}
+
+// The repository's kits: their source and their built form differ in
+// nothing, and the built form stays within kits/policy.yaml.
+func TestRepoKitsReview(t *testing.T) {
+	p, err := review.LoadPolicy(filepath.Join("..", "..", "kits", "policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kit := range []string{"inside", "outside"} {
+		t.Run(kit, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "kits", kit)
+			layout := t.TempDir()
+			if out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--output", "oci:"+layout, dir); code != exitOK {
+				t.Fatalf("build exit %d:\n%s%s", code, out, errOut)
+			}
+			out, errOut, code := runCLI(t, "diff", "--fail-on", "widening", "--format", "json", dir, "oci:"+layout)
+			if code != exitOK {
+				t.Fatalf("diff exit %d:\n%s%s", code, out, errOut)
+			}
+			var d struct {
+				Widenings, Narrowings, Changes []json.RawMessage
+			}
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Widenings)+len(d.Narrowings)+len(d.Changes) != 0 {
+				t.Errorf("source and built form differ:\n%s", out)
+			}
+			a, err := artifact.Open(context.Background(), "oci:"+layout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := review.CheckArtifact(context.Background(), a, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.OK() {
+				t.Errorf("beyond kits/policy.yaml: %v", r.Violations)
+			}
+		})
+	}
+}
+
+const e2eKit = `# syntax=docker/sandbox-kit:3
+schemaVersion: "3"
+kind: mixin
+displayName: Review end-to-end
+version: "%s"
+provides: [com.example/review-e2e]
+capabilities:
+  - type: com.docker.sandbox/network-policy@1
+    config:
+      runtime:
+        allow: [%s]
+`
+
+// TestReviewEndToEnd publishes version 1 of a kit, adds an allow entry and
+// publishes version 2: diff reports exactly that widening, and a ceiling
+// excluding the new host refuses version 2, naming it, and admits version
+// 1. The registry is KITSMITH_TEST_REGISTRY under KITSMITH_INTEGRATION=1,
+// an in-process one on 127.0.0.1 otherwise.
+func TestReviewEndToEnd(t *testing.T) {
+	reg := os.Getenv("KITSMITH_TEST_REGISTRY")
+	if os.Getenv("KITSMITH_INTEGRATION") != "1" {
+		reg = artifacttest.Registry(t, true)
+	} else if reg == "" {
+		t.Fatal("KITSMITH_INTEGRATION=1 but KITSMITH_TEST_REGISTRY is not set (scripts/services.sh env)")
+	}
+	repo := reg + "/kitsmith-review/e2e"
+	dir := filepath.Join(t.TempDir(), "e2e")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	publish := func(version, hosts string) string {
+		t.Helper()
+		src := strings.Replace(strings.Replace(e2eKit, "%s", version, 1), "%s", hosts, 1)
+		if err := os.WriteFile(filepath.Join(dir, "e2e.yaml"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ref := repo + ":" + version
+		out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--tag", ref, "--push", dir)
+		if code != exitOK {
+			t.Fatalf("build %s: exit %d\n%s%s", ref, code, out, errOut)
+		}
+		return ref
+	}
+	v1 := publish("1.0.0", "api.example.org")
+	v2 := publish("2.0.0", "api.example.org, upload.example.net")
+
+	out, errOut, code := runCLI(t, "diff", "--format", "json", "--fail-on", "widening", v1, v2)
+	if code != exitFindings {
+		t.Fatalf("diff exit %d:\n%s%s", code, out, errOut)
+	}
+	var d struct {
+		Widenings  []review.Change `json:"widenings"`
+		Narrowings []review.Change `json:"narrowings"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	want := []review.Change{{Kind: review.KindWidening, Category: "network.runtime.allow", Detail: "upload.example.net"}}
+	if diff := cmp.Diff(want, d.Widenings); diff != "" || len(d.Narrowings) != 0 {
+		t.Errorf("widenings (-want +got):\n%s\nnarrowings: %v", diff, d.Narrowings)
+	}
+
+	p, err := review.ParsePolicy("policy.yaml", []byte("policyVersion: \"1\"\nceiling:\n  network:\n    runtime: [\"*.example.org\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ref  string
+		want []string
+	}{
+		{v1, nil},
+		{v2, []string{"network.runtime.allow upload.example.net is beyond the ceiling: no pattern of ceiling.network.runtime matches it"}},
+	} {
+		a, err := artifact.Open(context.Background(), tc.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := review.CheckArtifact(context.Background(), a, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range r.Violations {
+			got = append(got, v.Message)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: violations (-want +got):\n%s", tc.ref, diff)
+		}
+	}
+}

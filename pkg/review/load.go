@@ -1,0 +1,66 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// LoadOptions say how Load reads a kit.
+type LoadOptions struct {
+	// BuildArgs are the build-phase arg values a kit source is published
+	// with (by kit arg name); defaults fill in the others.
+	BuildArgs map[string]string
+	// KitArgs are create-phase arg values; with Effective set, the kit is
+	// judged in its effective form with them and the defaults.
+	KitArgs   map[string]string
+	Effective bool
+	// Platform selects the platform manifest of a published kit; "" is
+	// the artifact's default.
+	Platform string
+	// Artifact are the options published kits are opened with.
+	Artifact []artifact.Option
+}
+
+// Load reads the kit an input names: a kit source (a directory or a
+// descriptor file, validated and published first, as FromSource), an
+// oci:DIR[:tag] or oci-archive:FILE[:tag] reference, or a registry
+// reference (the published descriptor read from the manifest annotation,
+// as FromArtifact). A path that exists is a source; anything else is
+// opened as an artifact. A descriptor file already in the published form
+// (a staged kit.yaml, the annotation's JSON saved to a file) is taken as
+// it is.
+func Load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
+	k, err := load(ctx, input, o)
+	if err != nil || !o.Effective {
+		return k, err
+	}
+	return k.Effective(o.KitArgs)
+}
+
+func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
+	isRef := strings.HasPrefix(input, artifact.LayoutPrefix) || strings.HasPrefix(input, artifact.ArchivePrefix)
+	if _, err := os.Stat(input); err != nil || isRef {
+		a, err := artifact.Open(ctx, input, o.Artifact...)
+		if err != nil {
+			return nil, err
+		}
+		return FromArtifact(ctx, a, input, o.Platform)
+	}
+	src, err := spec.LoadPath(input)
+	if err != nil {
+		return nil, err
+	}
+	k, err := FromSource(src, o.BuildArgs)
+	if err == nil {
+		return k, nil
+	}
+	if rep := src.Validate(spec.WithMode(spec.ModePublished)); rep.OK() && len(o.BuildArgs) == 0 {
+		return &Kit{Name: src.Path, Descriptor: src.Descriptor, Source: src}, nil
+	}
+	return nil, fmt.Errorf("loading %s: %w", input, err)
+}
