@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/pkg/review"
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 type resolveOptions struct {
@@ -123,4 +125,25 @@ func (o *resolveOptions) run(ctx context.Context, out io.Writer, inputs []string
 		return errFindings
 	}
 	return nil
+}
+
+// resolveSetReport judges a kind: set source with the kits it lists
+// (validate --resolve): the problems are errors at its kits: list; a
+// listed kit that cannot be read is a warning, and the set goes
+// unresolved.
+func resolveSetReport(ctx context.Context, k *spec.Kit, rep *spec.Report) {
+	if k.Descriptor == nil || k.Descriptor.Kind != spec.KindSet || !rep.OK() {
+		return
+	}
+	at := k.KeyPosOf("kits")
+	r, err := review.ResolveSet(ctx, k, review.LoadOptions{})
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, &spec.Error{Range: at, Field: "kits", Code: "set-unresolved", Err: err,
+			Msg: fmt.Sprintf("the set was not resolved: %v", err)})
+		return
+	}
+	for _, p := range r.Problems {
+		_, code, _ := strings.Cut(p.ID, "/")
+		rep.Errors = append(rep.Errors, &spec.Error{Range: at, Field: "kits", Code: code, Ref: p.ID, Msg: p.Message})
+	}
 }

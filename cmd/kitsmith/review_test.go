@@ -209,3 +209,66 @@ func TestReviewEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+const setMember = `# syntax=docker/sandbox-kit:3
+schemaVersion: "3"
+kind: mixin
+version: "1.0.0"
+provides: [%s]
+`
+
+// validate --resolve judges a set with the kits it lists.
+func TestValidateResolveSet(t *testing.T) {
+	reg := artifacttest.Registry(t, true)
+	root := t.TempDir()
+	for name, provides := range map[string]string{"a": "com.example/a", "b": "com.example/a", "c": "com.example/c"} {
+		dir := filepath.Join(root, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := strings.Replace(setMember, "%s", provides, 1)
+		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--tag", reg+"/set/"+name+":1.0.0", "--push", dir); code != exitOK {
+			t.Fatalf("build %s: exit %d\n%s%s", name, code, out, errOut)
+		}
+	}
+	set := func(name string, refs ...string) string {
+		dir := filepath.Join(root, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: set\nversion: \"1.0.0\"\nkits:\n"
+		for _, r := range refs {
+			src += "  - ref: " + r + "\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	tests := []struct {
+		name, dir string
+		code      int
+		want      string
+	}{
+		{"resolves", set("good", reg+"/set/a:1.0.0", reg+"/set/c:1.0.0"), exitOK, "valid"},
+		{"two providers", set("bad", reg+"/set/a:1.0.0", reg+"/set/b:1.0.0"), exitFindings, "[SPEC-v3 §5.3/one-provider-per-name]"},
+		{"unreadable", set("gone", "127.0.0.1:1/set/none:1.0.0"), exitOK, "the set was not resolved"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "validate", "--resolve", tc.dir)
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d (want %d)\n%s%s", code, tc.code, out, errOut)
+			}
+		})
+	}
+	if out, _, code := runCLI(t, "validate", filepath.Join(root, "bad")); code != exitOK {
+		t.Errorf("without --resolve: exit %d\n%s", code, out)
+	}
+	if out, _, code := runCLI(t, "schema", "policy"); code != exitOK || !strings.Contains(out, "kitsmith admission policy") {
+		t.Errorf("kitsmith schema policy: exit %d\n%s", code, out)
+	}
+}
