@@ -80,9 +80,12 @@ func TestResolveCmd(t *testing.T) {
 // The repository's kits: their source and their built form differ in
 // nothing, and the built form stays within kits/policy.yaml.
 func TestRepoKitsReview(t *testing.T) {
-	p, err := review.LoadPolicy(filepath.Join("..", "..", "kits", "policy.yaml"))
+	p, err := loadPolicy(filepath.Join("..", "..", "kits", "policy.yaml"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := loadPolicy(filepath.Join(t.TempDir(), "none.yaml")); err == nil {
+		t.Error("a missing policy file was accepted")
 	}
 	for _, kit := range []string{"inside", "outside"} {
 		t.Run(kit, func(t *testing.T) {
@@ -206,6 +209,12 @@ func TestReviewEndToEnd(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s: violations (-want +got):\n%s", tc.ref, diff)
+		}
+		// as verify --policy reports it
+		var b strings.Builder
+		err = ceilingVerdict(context.Background(), &b, a, p, "text")
+		if (err != nil) != (tc.want != nil) || tc.want != nil && !strings.Contains(b.String(), "upload.example.net") {
+			t.Errorf("%s: ceilingVerdict: %v\n%s", tc.ref, err, b.String())
 		}
 	}
 }
