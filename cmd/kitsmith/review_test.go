@@ -23,13 +23,7 @@ func TestDiffCmd(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: nope\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout string
-		stderr string
-	}{
+	tests := []cmdCase{
 		{name: "text", args: []string{v1, v2}, stdout: "4 widenings, 0 narrowings, 2 other changes"},
 		{name: "fail on widening", args: []string{"--fail-on", "widening", v1, v2}, code: exitFindings, stdout: "+ network.runtime.allow: telemetry.example.net"},
 		{name: "no widening", args: []string{"--fail-on", "widening", v2, v1}, stdout: "0 widenings, 4 narrowings"},
@@ -41,25 +35,12 @@ func TestDiffCmd(t *testing.T) {
 		{name: "missing layout", args: []string{v1, "oci:" + filepath.Join(t.TempDir(), "none")}, code: exitUsage, stderr: "kitsmith:"},
 		{name: "one argument", args: []string{v1}, code: exitUsage},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			stdout, stderr, code := runCLI(t, append([]string{"diff"}, tc.args...)...)
-			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
-				t.Errorf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
-		})
-	}
+	runCmdCases(t, "diff", tests)
 }
 
 func TestResolveCmd(t *testing.T) {
 	inside, outside := filepath.Join("..", "..", "kits", "inside"), filepath.Join("..", "..", "kits", "outside")
-	tests := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout string
-		stderr string
-	}{
+	tests := []cmdCase{
 		{name: "mixins need a workload", args: []string{inside, outside}, code: exitFindings, stdout: "[SPEC-v3 §5.3/one-workload]"},
 		{name: "the kits of a set", args: []string{"--set", inside, outside}, stdout: "The composition resolves."},
 		{name: "json", args: []string{"--set", "--format", "json", inside}, stdout: `"ok": true`},
@@ -67,9 +48,24 @@ func TestResolveCmd(t *testing.T) {
 		{name: "all and names", args: []string{"--select-groups", "all,cache", inside}, code: exitUsage, stderr: "do not name groups besides"},
 		{name: "bad kit arg", args: []string{"--kit-arg", "apiHost", inside}, code: exitUsage, stderr: "write name=value"},
 	}
+	runCmdCases(t, "resolve", tests)
+}
+
+// cmdCase is one run of a command: its arguments, exit status and what
+// stdout and stderr contain.
+type cmdCase struct {
+	name   string
+	args   []string
+	code   int
+	stdout string
+	stderr string
+}
+
+func runCmdCases(t *testing.T, cmd string, tests []cmdCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			stdout, stderr, code := runCLI(t, append([]string{"resolve"}, tc.args...)...)
+			stdout, stderr, code := runCLI(t, append([]string{cmd}, tc.args...)...)
 			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
 			}
