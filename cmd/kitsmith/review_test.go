@@ -270,6 +270,18 @@ func TestValidateResolveSet(t *testing.T) {
 			}
 		})
 	}
+	// a set source diffs as the kit publishing it makes
+	good, layout := filepath.Join(root, "good"), "oci:"+filepath.Join(root, "good-layout")
+	if out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--output", layout, good); code != exitOK {
+		t.Fatalf("build the set: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code := runCLI(t, "diff", good, layout)
+	if code != exitOK || !strings.Contains(out, "0 widenings, 0 narrowings, 0 other changes") {
+		t.Errorf("diff set source and build: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := runCLI(t, "diff", good, filepath.Join(root, "bad")); code != exitFindings || !strings.Contains(errOut, "both provide com.example/a") {
+		t.Errorf("diff against a set that does not resolve: exit %d\n%s%s", code, out, errOut)
+	}
 	if out, _, code := runCLI(t, "validate", filepath.Join(root, "bad")); code != exitOK {
 		t.Errorf("without --resolve: exit %d\n%s", code, out)
 	}

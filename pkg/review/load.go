@@ -55,6 +55,9 @@ func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 	if err != nil {
 		return nil, err
 	}
+	if src.Descriptor != nil && src.Descriptor.Kind == spec.KindSet {
+		return mergedSet(ctx, src, o)
+	}
 	k, err := FromSource(src, o.BuildArgs)
 	if err == nil {
 		return k, nil
@@ -63,4 +66,41 @@ func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 		return &Kit{Name: src.Path, Descriptor: src.Descriptor, Source: src}, nil
 	}
 	return nil, fmt.Errorf("loading %s: %w", input, err)
+}
+
+// mergedSet reads a kind: set source as the kit publishing it makes: its
+// listed kits resolved (as ResolveSet) and merged with its own
+// declarations, with the set's display fields, version, args and kits
+// list, each kit pinned. A set that does not resolve is a *SourceError.
+func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) {
+	if rep := src.Validate(); !rep.OK() {
+		return nil, &SourceError{Path: src.Path, Report: rep}
+	}
+	kits, err := setKits(ctx, src, o)
+	if err != nil {
+		return nil, fmt.Errorf("resolving the set %s: %w", src.Path, err)
+	}
+	r, err := Resolve(kits, WithoutWorkload())
+	if err != nil {
+		return nil, err
+	}
+	if !r.OK() {
+		rep := &spec.Report{}
+		for _, p := range r.Problems {
+			rep.Errors = append(rep.Errors, &spec.Error{Range: src.KeyPosOf("kits"), Field: "kits", Ref: p.ID, Msg: p.Message})
+		}
+		return nil, &SourceError{Path: src.Path, Report: rep}
+	}
+	d, own := *r.Merged, src.Descriptor
+	d.DisplayName, d.Author, d.Description, d.SourceURL, d.IconURL = own.DisplayName, own.Author, own.Description, own.SourceURL, own.IconURL
+	d.Version, d.Args = own.Version, own.Args
+	// the kits list as published: every kit pinned to what it resolved to
+	d.Kits = make([]spec.KitRef, len(own.Kits))
+	for i, kr := range own.Kits {
+		d.Kits[i] = kr
+		if kr.Digest == "" {
+			d.Kits[i].Digest = kits[i].Digest
+		}
+	}
+	return &Kit{Name: src.Path, Descriptor: &d}, nil
 }

@@ -40,6 +40,16 @@ func (e *UnreadableError) Unwrap() error { return e.Err }
 // not include a workload. A kit that cannot be read is an
 // *UnreadableError.
 func ResolveSet(ctx context.Context, k *spec.Kit, o LoadOptions, opts ...ResolveOption) (*Resolution, error) {
+	kits, err := setKits(ctx, k, o)
+	if err != nil {
+		return nil, err
+	}
+	return Resolve(kits, append([]ResolveOption{WithoutWorkload()}, opts...)...)
+}
+
+// setKits reads the kits a set lists, then the set's own declarations as
+// one more contribution.
+func setKits(ctx context.Context, k *spec.Kit, o LoadOptions) ([]*Kit, error) {
 	d := k.Descriptor
 	values, errs := spec.ResolveArgs(d.Args, spec.PhaseBuild, o.BuildArgs)
 	if len(errs) > 0 {
@@ -59,8 +69,7 @@ func ResolveSet(ctx context.Context, k *spec.Kit, o LoadOptions, opts ...Resolve
 	}
 	own := *exp
 	own.Kind, own.Args, own.Kits = spec.KindMixin, nil, nil
-	kits = append(kits, &Kit{Name: SetOwnName, Descriptor: &own, Source: k})
-	return Resolve(kits, append([]ResolveOption{WithoutWorkload()}, opts...)...)
+	return append(kits, &Kit{Name: SetOwnName, Descriptor: &own, Source: k}), nil
 }
 
 // readMember reads one listed kit and answers its args as the set does;
