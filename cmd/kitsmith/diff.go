@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/review"
@@ -22,9 +21,10 @@ type kitInputFlags struct {
 	platform  string
 }
 
-// AddFlags registers the group's flags.
-func (k *kitInputFlags) AddFlags(f *pflag.FlagSet) {
-	k.registryFlags.AddFlags(f)
+// AddFlags registers the group's flags on cmd.
+func (k *kitInputFlags) AddFlags(cmd *cobra.Command) {
+	k.registryFlags.AddFlags(cmd)
+	f := cmd.Flags()
 	f.StringArrayVar(&k.buildArgs, "build-arg", nil, "build-phase kit arg value name=value a kit source is published with (repeatable)")
 	f.StringArrayVar(&k.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value; judges the effective form (repeatable)")
 	f.StringVar(&k.platform, "platform", "", "platform manifest to read a published kit's descriptor from (default: the artifact's)")
@@ -42,7 +42,7 @@ func (k *kitInputFlags) loadOptions(effective bool) (review.LoadOptions, error) 
 		return review.LoadOptions{}, err
 	}
 	return review.LoadOptions{BuildArgs: ba, KitArgs: ka, Effective: effective || len(ka) > 0,
-		Platform: k.platform, Artifact: k.options()}, nil
+		Platform: k.platform, Artifact: k.artifactOptions()}, nil
 }
 
 // load reads one kit; a source that does not publish is a finding (exit
@@ -56,17 +56,17 @@ func (k *kitInputFlags) load(ctx context.Context, input string, o review.LoadOpt
 	case errors.As(err, &se):
 		return nil, &exitError{code: exitFindings, err: err}
 	}
-	return nil, usageErrorf("%v%s", err, openHint(err))
+	return nil, asUsage(err, openHint(err))
 }
 
 type diffOptions struct {
 	kitInputFlags
-	format string
+	formatFlag
 	failOn string
 }
 
 func newDiffCmd(_ *rootOptions) *cobra.Command {
-	o := &diffOptions{}
+	o := &diffOptions{formatFlag: newFormatFlag(review.FormatText, review.FormatJSON, review.FormatMarkdown)}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OLD NEW",
 		Short: "Show what a kit update changes in the authority it asks for",
@@ -102,19 +102,18 @@ I/O error.`,
 			return o.run(cmd.Context(), cmd.OutOrStdout(), args[0], args[1])
 		},
 	}
-	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text, json or markdown")
+	o.kitInputFlags.AddFlags(cmd)
+	o.formatFlag.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "none", "exit 1 on: widening, or none")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"widening", "none"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 func (o *diffOptions) validate() error {
-	switch {
-	case o.format != review.FormatText && o.format != review.FormatJSON && o.format != review.FormatMarkdown:
-		return usageErrorf("--format must be text, json or markdown, not %q", o.format)
-	case o.failOn != "widening" && o.failOn != "none":
+	if err := o.formatFlag.validate(); err != nil {
+		return err
+	}
+	if o.failOn != "widening" && o.failOn != "none" {
 		return usageErrorf("--fail-on must be widening or none, not %q", o.failOn)
 	}
 	return nil

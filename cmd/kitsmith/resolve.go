@@ -15,13 +15,13 @@ import (
 
 type resolveOptions struct {
 	kitInputFlags
-	format string
+	formatFlag
 	groups []string
 	set    bool
 }
 
 func newResolveCmd(_ *rootOptions) *cobra.Command {
-	o := &resolveOptions{}
+	o := &resolveOptions{formatFlag: newFormatFlag(review.FormatText, review.FormatJSON, review.FormatMarkdown)}
 	cmd := &cobra.Command{
 		Use:   "resolve [flags] KIT...",
 		Short: "Judge a composition of kits the way the runtime will",
@@ -60,12 +60,11 @@ not validate), 2 usage or I/O error.`,
 			return o.run(cmd.Context(), cmd.OutOrStdout(), args)
 		},
 	}
-	o.AddFlags(cmd.Flags())
+	o.kitInputFlags.AddFlags(cmd)
+	o.formatFlag.AddFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "output format: text, json or markdown")
 	f.StringSliceVar(&o.groups, "select-groups", nil, "optional groups to select: all, none, or group names (comma-separated or repeated)")
 	f.BoolVar(&o.set, "set", false, "judge the kits of a set: a workload among them is optional")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -90,8 +89,8 @@ func (o *resolveOptions) selection() (review.Selection, error) {
 }
 
 func (o *resolveOptions) run(ctx context.Context, out io.Writer, inputs []string) error {
-	if o.format != review.FormatText && o.format != review.FormatJSON && o.format != review.FormatMarkdown {
-		return usageErrorf("--format must be text, json or markdown, not %q", o.format)
+	if err := o.formatFlag.validate(); err != nil {
+		return err
 	}
 	sel, err := o.selection()
 	if err != nil {

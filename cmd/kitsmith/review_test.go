@@ -259,7 +259,7 @@ func TestValidateResolveSet(t *testing.T) {
 		want      string
 	}{
 		{"resolves", set("good", reg+"/set/a:1.0.0", reg+"/set/c:1.0.0"), exitOK, "valid"},
-		{"two providers", set("bad", reg+"/set/a:1.0.0", reg+"/set/b:1.0.0"), exitFindings, "[SPEC-v3 §5.3/one-provider-per-name]"},
+		{"two providers", set("bad", reg+"/set/a:1.0.0", reg+"/set/b:1.0.0"), exitFindings, "SPEC-v3 §5.3/one-provider-per-name"},
 		{"unreadable", set("gone", "127.0.0.1:1/set/none:1.0.0"), exitOK, "the set was not resolved"},
 	}
 	for _, tc := range tests {
