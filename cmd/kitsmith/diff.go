@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/review"
 )
 
@@ -140,35 +139,6 @@ func (o *diffOptions) run(ctx context.Context, out io.Writer, oldRef, newRef str
 		return fmt.Errorf("writing the diff: %w", err)
 	}
 	if o.failOn == "widening" && r.Widened() {
-		return errFindings
-	}
-	return nil
-}
-
-// loadPolicy reads the policy file of verify --policy; failing to is a
-// usage or I/O error (exit 2).
-func loadPolicy(path string) (*review.Policy, error) {
-	p, err := review.LoadPolicy(path)
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	return p, nil
-}
-
-// ceilingVerdict judges the kit in a against the policy's permission
-// ceiling (verify --policy: the published descriptor, effective with
-// review.WithKitArgs and the defaults) and writes the verdict in format
-// (text or json). Violations exit 1; a baseline that cannot be read exits
-// 2.
-func ceilingVerdict(ctx context.Context, out io.Writer, a *artifact.Artifact, p *review.Policy, format string, opts ...review.CeilingOption) error {
-	r, err := review.CheckArtifact(ctx, a, p, opts...)
-	if err != nil {
-		return usageErrorf("checking the permission ceiling: %v", err)
-	}
-	if err := review.WriteCeiling(out, r, format); err != nil {
-		return fmt.Errorf("writing the ceiling verdict: %w", err)
-	}
-	if !r.OK() {
 		return errFindings
 	}
 	return nil

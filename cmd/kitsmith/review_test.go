@@ -13,6 +13,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/review"
+	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
 const reviewTestdata = "../../pkg/review/testdata/diff"
@@ -287,5 +288,45 @@ func TestValidateResolveSet(t *testing.T) {
 	}
 	if out, _, code := runCLI(t, "schema", "policy"); code != exitOK || !strings.Contains(out, "kitsmith admission policy") {
 		t.Errorf("kitsmith schema policy: exit %d\n%s", code, out)
+	}
+}
+
+// verify --policy reads kitsmith's admission policy or sign's plain list.
+func TestApplyPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var sp sign.Policy
+	p, err := applyPolicyFile(filepath.Join("..", "..", "kits", "policy.yaml"), &sp)
+	if err != nil || p == nil || p.Ceiling == nil {
+		t.Fatalf("kits/policy.yaml: %v, %v", p, err)
+	}
+	want := sign.Policy{GitHubWorkflowRepository: "kitsmith/kitsmith", TrustedSigners: []sign.TrustedSigner{{
+		IdentityRegexp: p.Signers[0].IdentityRegexp, Issuer: "https://token.actions.githubusercontent.com"}}}
+	if diff := cmp.Diff(want, sp); diff != "" {
+		t.Errorf("sign policy (-want +got):\n%s", diff)
+	}
+
+	sp = sign.Policy{}
+	list := write("signers.yaml", "- {identity: a@example.org, issuer: https://issuer.example.org}\n")
+	if p, err := applyPolicyFile(list, &sp); err != nil || p != nil || len(sp.TrustedSigners) != 1 {
+		t.Errorf("a plain list: %v, %v, %v", p, err, sp)
+	}
+
+	sp = sign.Policy{GitHubWorkflowRepository: "other/repo"}
+	if _, err := applyPolicyFile(filepath.Join("..", "..", "kits", "policy.yaml"), &sp); err == nil || !strings.Contains(err.Error(), "contradicts") {
+		t.Errorf("contradicting claims: err = %v", err)
+	}
+	bad := write("bad.yaml", "policyVersion: \"1\"\nceiling: {volumes: [data]}\n")
+	if _, err := applyPolicyFile(bad, &sign.Policy{}); err == nil {
+		t.Error("an invalid policy was accepted")
+	}
+	if _, err := applyPolicyFile(filepath.Join(dir, "none.yaml"), &sign.Policy{}); err == nil {
+		t.Error("a missing file was accepted")
 	}
 }
