@@ -44,6 +44,22 @@ func (k *kitInputFlags) loadOptions(effective bool) (review.LoadOptions, error) 
 		Platform: k.platform, Artifact: k.artifactOptions()}, nil
 }
 
+// checkKitArgs refuses a --kit-arg that no kit declares: a misspelt name
+// would otherwise change nothing, silently.
+func checkKitArgs(o review.LoadOptions, kits ...*review.Kit) error {
+	for n := range o.KitArgs {
+		declared := false
+		for _, k := range kits {
+			_, ok := k.Descriptor.Args[n]
+			declared = declared || ok
+		}
+		if !declared {
+			return usageErrorf("--kit-arg %s: no kit declares the arg %q", n, n)
+		}
+	}
+	return nil
+}
+
 // load reads one kit; a source that does not publish is a finding (exit
 // 1), any other failure a usage or I/O error (exit 2).
 func (k *kitInputFlags) load(ctx context.Context, input string, o review.LoadOptions) (*review.Kit, error) {
@@ -132,6 +148,9 @@ func (o *diffOptions) run(ctx context.Context, out io.Writer, oldRef, newRef str
 	}
 	new, err := o.load(ctx, newRef, lo)
 	if err != nil {
+		return err
+	}
+	if err := checkKitArgs(lo, old, new); err != nil {
 		return err
 	}
 	r := review.Diff(old, new)

@@ -106,6 +106,9 @@ func (o *resolveOptions) run(ctx context.Context, out io.Writer, inputs []string
 			return err
 		}
 	}
+	if err := checkKitArgs(lo, kits...); err != nil {
+		return err
+	}
 	opts := []review.ResolveOption{review.WithSelection(sel)}
 	if o.set {
 		opts = append(opts, review.WithoutWorkload())

@@ -48,6 +48,8 @@ func TestResolveCmd(t *testing.T) {
 		{name: "unknown group", args: []string{"--set", "--select-groups", "cache", inside}, code: exitUsage, stderr: "no optional group of that name"},
 		{name: "all and names", args: []string{"--select-groups", "all,cache", inside}, code: exitUsage, stderr: "do not name groups besides"},
 		{name: "bad kit arg", args: []string{"--kit-arg", "apiHost", inside}, code: exitUsage, stderr: "write name=value"},
+		{name: "a kit arg one kit declares", args: []string{"--set", "--kit-arg", "apiHost=api.example.net", inside, outside}, stdout: "network.runtime.allow: api.example.net"},
+		{name: "a kit arg no kit declares", args: []string{"--set", "--kit-arg", "apihost=api.example.net", inside, outside}, code: exitUsage, stderr: `no kit declares the arg "apihost"`},
 	}
 	runCmdCases(t, "resolve", tests)
 }

@@ -16,7 +16,9 @@ type LoadOptions struct {
 	// with (by kit arg name); defaults fill in the others.
 	BuildArgs map[string]string
 	// KitArgs are create-phase arg values; with Effective set, the kit is
-	// judged in its effective form with them and the defaults.
+	// judged in its effective form with them and the defaults. Values
+	// for args the kit does not declare are left out, so that one set of
+	// values serves every kit of a diff or a composition.
 	KitArgs   map[string]string
 	Effective bool
 	// Platform selects the platform manifest of a published kit; "" is
@@ -39,7 +41,13 @@ func Load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 	if err != nil || !o.Effective {
 		return k, err
 	}
-	return k.Effective(o.KitArgs)
+	own := map[string]string{}
+	for n, v := range o.KitArgs {
+		if _, ok := k.Descriptor.Args[n]; ok {
+			own[n] = v
+		}
+	}
+	return k.Effective(own)
 }
 
 func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
