@@ -149,6 +149,8 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		newVerifyCmd(ro),
 		newMigrateCmd(ro),
 		newSchemaCmd(ro),
+		newDiffCmd(ro),
+		newResolveCmd(ro),
 		newVersionCmd(ro),
 	)
 	for _, c := range root.Commands() {
