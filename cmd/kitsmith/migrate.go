@@ -160,7 +160,7 @@ func (o *migrateOptions) plan(res *migrate.Result, in, out string) ([]write, err
 		}
 	}
 	if len(taken) > 0 && !o.force && !o.dryRun {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("refusing to overwrite %s", taken[0]),
+		return nil, &usageError{err: fmt.Errorf("refusing to overwrite %s", taken[0]),
 			hint: fmt.Sprintf("%d file(s) already exist; pass --force to replace them or --dry-run to see the difference.", len(taken))}
 	}
 	return ws, nil

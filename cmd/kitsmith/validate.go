@@ -10,17 +10,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/pkg/lint"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 type validateOptions struct {
-	format  string
+	formatFlag
 	mode    string
 	kitArgs []string
 }
 
 func newValidateCmd(_ *rootOptions) *cobra.Command {
-	o := &validateOptions{}
+	o := &validateOptions{formatFlag: newFormatFlag("text", "json")}
 	cmd := &cobra.Command{
 		Use:   "validate [flags] PATH...",
 		Short: "Check kit sources against the v3 specification",
@@ -57,10 +58,9 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.StringVar(&o.mode, "mode", "authored", "validation mode: authored, published or effective")
 	f.StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase arg value name=value for --mode effective (repeatable)")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	o.formatFlag.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"authored", "published", "effective"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -70,8 +70,8 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	if o.format != "text" && o.format != "json" {
-		return usageErrorf("--format must be text or json, not %q", o.format)
+	if err := o.formatFlag.validate(); err != nil {
+		return err
 	}
 	kitArgs, err := parseKeyValues("--kit-arg", o.kitArgs)
 	if err != nil {
@@ -92,7 +92,7 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 		rep := k.Validate(spec.WithMode(mode), spec.WithKitArgs(kitArgs))
 		results = append(results, validateResult{kit: k, report: rep})
 	}
-	if o.format == "json" {
+	if o.json() {
 		if err := writeValidateJSON(out, results); err != nil {
 			return err
 		}
@@ -100,7 +100,7 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 		writeValidateText(out, results)
 	}
 	if ioFailed {
-		return &exitError{code: exitUsage}
+		return &usageError{}
 	}
 	for _, r := range results {
 		if !r.report.OK() {
@@ -155,14 +155,26 @@ func writeValidateText(w io.Writer, results []validateResult) {
 		len(results), plural(len(results)), len(results)-invalid, invalid, nErr, plural(nErr), nWarn, plural(nWarn))
 }
 
+// ruleID is the rule id of a specification error, the one kitsmith lint
+// reports it under: spec/<code>.
+func ruleID(e *spec.Error) string {
+	if e.Code == "" {
+		return ""
+	}
+	return lint.SpecPrefix + e.Code
+}
+
 func writeDiagnostic(w io.Writer, src diag.Sources, sev string, e *spec.Error) {
 	pos := e.Range.Start.String()
 	if pos == "" {
 		pos = "kitsmith"
 	}
 	fmt.Fprintf(w, "%s: %s: %s", pos, sev, e.Msg)
-	if rule := e.Rule(); rule != "" {
-		fmt.Fprintf(w, " [%s]", rule)
+	if id := ruleID(e); id != "" {
+		fmt.Fprintf(w, " [%s]", id)
+	}
+	if e.Ref != "" {
+		fmt.Fprintf(w, " (%s)", e.Ref)
 	}
 	fmt.Fprintln(w)
 	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok && printable(line) {
@@ -195,6 +207,11 @@ func plural(n int) string {
 	return "s"
 }
 
+// validateFormatVersion is the formatVersion of validate's JSON. Version 2:
+// "rule" is the rule id lint uses (spec/<code>); the specification
+// reference moved to "spec".
+const validateFormatVersion = 2
+
 // The JSON output of validate: a designed shape, not internal structs.
 type validateJSON struct {
 	FormatVersion int               `json:"formatVersion"`
@@ -219,6 +236,7 @@ type validateErrorJSON struct {
 	Column  int    `json:"column"`
 	Rule    string `json:"rule"`
 	Code    string `json:"code"`
+	Spec    string `json:"spec,omitempty"`
 }
 
 func toErrorJSON(list spec.Errors) []validateErrorJSON {
@@ -226,14 +244,14 @@ func toErrorJSON(list spec.Errors) []validateErrorJSON {
 	for _, e := range list {
 		out = append(out, validateErrorJSON{
 			Message: e.Msg, Field: e.Field, File: e.Range.Start.File,
-			Line: e.Range.Start.Line, Column: e.Range.Start.Col, Rule: e.Rule(), Code: e.Code,
+			Line: e.Range.Start.Line, Column: e.Range.Start.Col, Rule: ruleID(e), Code: e.Code, Spec: e.Ref,
 		})
 	}
 	return out
 }
 
 func writeValidateJSON(w io.Writer, results []validateResult) error {
-	doc := validateJSON{FormatVersion: 1, Kits: []validateKitJSON{}}
+	doc := validateJSON{FormatVersion: validateFormatVersion, Kits: []validateKitJSON{}}
 	for _, r := range results {
 		doc.Kits = append(doc.Kits, validateKitJSON{
 			Path: r.kit.Path, Stem: r.kit.Stem, Kind: kindOf(r.kit), Form: r.kit.Form.String(),

@@ -2,15 +2,9 @@ package artifact
 
 import (
 	"context"
-	"crypto/tls"
-	"net/http"
+	"fmt"
 
-	"github.com/google/go-containerregistry/pkg/authn"
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-
-	"github.com/kitsmith/kitsmith/internal/version"
 )
 
 // Artifact is a kit image: an image index or a single image manifest. The
@@ -37,74 +31,6 @@ const (
 	OriginMemory   Origin = "memory"
 )
 
-// Option configures Open.
-type Option func(*options)
-
-type options struct {
-	insecure bool
-	keychain authn.Keychain
-}
-
-// WithInsecureRegistry lets Open reach a registry over plain HTTP, or over
-// HTTPS without verifying its certificate. It is a bypass, for registries
-// on a trusted network only. Loopback registries (localhost, 127.0.0.0/8,
-// ::1) are reached over plain HTTP without it. It has no effect on oci:
-// and oci-archive: references.
-func WithInsecureRegistry() Option { return func(o *options) { o.insecure = true } }
-
-// WithKeychain sets where registry credentials come from. The default is
-// authn.DefaultKeychain: the Docker config file and its credential
-// helpers. A nil keychain means anonymous access.
-func WithKeychain(kc authn.Keychain) Option {
-	return func(o *options) {
-		if kc == nil {
-			kc = authn.NewMultiKeychain()
-		}
-		o.keychain = kc
-	}
-}
-
-func makeOptions(opts []Option) *options {
-	o := &options{keychain: authn.DefaultKeychain}
-	for _, opt := range opts {
-		opt(o)
-	}
-	return o
-}
-
-// nameOptions are the reference-parsing options.
-func (o *options) nameOptions() []name.Option {
-	if o.insecure {
-		return []name.Option{name.Insecure}
-	}
-	return nil
-}
-
-// remoteOptions are the registry client options for a read under ctx.
-func (o *options) remoteOptions(ctx context.Context) []remote.Option {
-	ropts := []remote.Option{
-		remote.WithContext(ctx),
-		remote.WithAuthFromKeychain(o.keychain),
-		remote.WithUserAgent(version.Name + "/" + version.Get().Version),
-	}
-	if t := o.transport(); t != nil {
-		ropts = append(ropts, remote.WithTransport(t))
-	}
-	return ropts
-}
-
-// transport is the HTTP transport WithInsecureRegistry asks for: one that
-// does not verify certificates. It is nil (go-containerregistry's default)
-// otherwise.
-func (o *options) transport() *http.Transport {
-	if !o.insecure {
-		return nil
-	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // WithInsecureRegistry asked for it.
-	return t
-}
-
 // Open reads the kit image at ref: a registry reference
 // (registry/repo:tag or registry/repo@sha256:…; a bare name means Docker
 // Hub), "oci:DIR[:tag]" (an OCI image layout directory) or
@@ -115,21 +41,28 @@ func (o *options) transport() *http.Transport {
 // image index) is followed.
 //
 // Open reads the top-level manifest only; Inspect and Check read the rest.
-// For a registry, the ctx given to Open also bounds those later reads.
+// For a registry, the ctx given to Open also bounds those later reads, and
+// WithTimeout bounds each request. A layout's blobs, index.json and an
+// archive must be regular files: a FIFO or device is refused before it is
+// opened, so no read blocks past ctx.
 // Errors wrap ErrNotFound, ErrNotLayout, ErrUnsafeArchive, ErrTooLarge,
-// ErrUnauthorized, ErrUnreachable or ErrUnsupportedMediaType when they
-// apply.
+// ErrUnauthorized, ErrDenied, ErrUnreachable or ErrUnsupportedMediaType
+// when they apply; a reference that does not parse is a
+// *DestinationError.
 func Open(ctx context.Context, ref string, opts ...Option) (*Artifact, error) {
-	src, err := parseSource(ref)
+	o, err := makeOptions(opts)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
 	}
-	o := makeOptions(opts)
-	switch src.kind {
+	src, err := ParseReference(ref)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
+	}
+	switch src.Kind {
 	case OriginLayout:
-		return openLayout(ref, dirStore{dir: src.path}, src.tag, OriginLayout)
+		return openLayout(ref, dirStore{dir: src.Path}, src.Tag, OriginLayout)
 	case OriginArchive:
-		return openArchive(ref, src.path, src.tag)
+		return openArchive(ref, src.Path, src.Tag)
 	}
 	return openRegistry(ctx, ref, o)
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
-
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -20,16 +18,26 @@ type KitResolver interface {
 }
 
 // RegistryResolver returns a KitResolver that opens each listed kit from
-// its registry as repo@digest, with opts as Open takes them.
-func RegistryResolver(opts ...Option) KitResolver { return registryResolver{opts: makeOptions(opts)} }
+// its registry as repo@digest, with opts as Open takes them. Options that
+// contradict each other make every ResolveKit fail.
+func RegistryResolver(opts ...Option) KitResolver {
+	o, err := makeOptions(opts)
+	return registryResolver{opts: o, err: err}
+}
 
-type registryResolver struct{ opts *options }
+type registryResolver struct {
+	opts *options
+	err  error
+}
 
 var _ KitResolver = registryResolver{}
 
 // ResolveKit opens ref's repository at digest.
 func (r registryResolver) ResolveKit(ctx context.Context, ref, digest string) (*Artifact, error) {
-	parsed, err := name.ParseReference(ref, r.opts.nameOptions()...)
+	if r.err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", ref, r.err)
+	}
+	parsed, err := r.opts.registryRef(ref)
 	if err != nil {
 		return nil, fmt.Errorf("resolving %s: %w", ref, err)
 	}

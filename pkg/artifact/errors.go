@@ -1,8 +1,12 @@
 package artifact
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
-// Errors Open, Inspect and Check wrap; test for them with errors.Is.
+// Errors Open, Write, Push, Tag, Head, the Store, Inspect and Check wrap;
+// test for them with errors.Is.
 var (
 	// ErrNotFound reports a missing tag, manifest, repository or blob.
 	ErrNotFound = errors.New("not found")
@@ -26,8 +30,12 @@ var (
 	// artifact manifest).
 	ErrUnsupportedMediaType = errors.New("unsupported media type")
 	// ErrUnauthorized reports a registry that refused the credentials (or
-	// their absence).
+	// their absence): HTTP 401 or an UNAUTHORIZED error code.
 	ErrUnauthorized = errors.New("unauthorized")
+	// ErrDenied reports a registry that knows who is asking and refuses the
+	// operation: HTTP 403 or a DENIED error code (pushing to a repository
+	// the credentials may only read).
+	ErrDenied = errors.New("denied")
 	// ErrUnreachable reports a registry that could not be reached: an
 	// unknown host, nothing listening, a TLS failure, a plain-HTTP registry
 	// reached over HTTPS.
@@ -35,3 +43,27 @@ var (
 	// ErrNoPlatform reports a platform the artifact carries no manifest for.
 	ErrNoPlatform = errors.New("no manifest for the platform")
 )
+
+// DestinationError reports a reference that cannot be read or written as
+// given: one that does not parse, a destination that holds something
+// that is not a previous output (a non-empty directory that is not an
+// OCI layout, a device, FIFO, socket or symbolic link where an archive
+// goes), or nothing to write. It is a usage error, not an I/O failure.
+type DestinationError struct {
+	// Ref is the reference as given.
+	Ref string
+	// Reason completes the sentence "REF ...".
+	Reason string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *DestinationError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%q %s: %v", e.Ref, e.Reason, e.Err)
+	}
+	return fmt.Sprintf("%q %s", e.Ref, e.Reason)
+}
+
+// Unwrap returns the underlying error.
+func (e *DestinationError) Unwrap() error { return e.Err }

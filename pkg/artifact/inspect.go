@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -237,7 +235,7 @@ func (a *Artifact) referrers(ctx context.Context, in *Inspection) {
 	if a.registry == nil {
 		return
 	}
-	r, err := name.ParseReference(a.ref, a.registry.nameOptions()...)
+	r, err := a.registry.registryRef(a.ref)
 	if err != nil {
 		in.ReferrersError = err.Error()
 		return
@@ -247,17 +245,13 @@ func (a *Artifact) referrers(ctx context.Context, in *Inspection) {
 		in.ReferrersError = err.Error()
 		return
 	}
-	idx, err := remote.Referrers(r.Context().Digest(h.String()), a.registry.remoteOptions(ctx)...)
+	st := &Store{opts: a.registry, repo: r.Context()}
+	list, err := st.Referrers(ctx, v1.Descriptor{Digest: h})
 	if err != nil {
 		in.ReferrersError = err.Error()
 		return
 	}
-	im, err := idx.IndexManifest()
-	if err != nil {
-		in.ReferrersError = err.Error()
-		return
-	}
-	for _, d := range im.Manifests {
+	for _, d := range list {
 		in.Referrers = append(in.Referrers, blobInfo(d))
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -19,47 +18,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
-
-// Reference prefixes Open understands besides registry references.
-const (
-	LayoutPrefix  = "oci:"
-	ArchivePrefix = "oci-archive:"
-)
-
-// source is a parsed Open reference.
-type source struct {
-	kind Origin
-	path string
-	tag  string
-}
-
-var tagRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
-
-// parseSource splits oci:DIR[:tag] and oci-archive:FILE[:tag]; anything
-// else is a registry reference. A path that exists as given keeps any
-// colon it contains.
-func parseSource(ref string) (source, error) {
-	for _, p := range []struct {
-		prefix string
-		kind   Origin
-	}{{LayoutPrefix, OriginLayout}, {ArchivePrefix, OriginArchive}} {
-		rest, ok := strings.CutPrefix(ref, p.prefix)
-		if !ok {
-			continue
-		}
-		if rest == "" {
-			return source{}, fmt.Errorf("%q names no path: write %sPATH[:tag]", ref, p.prefix)
-		}
-		s := source{kind: p.kind, path: rest}
-		if _, err := os.Stat(rest); err != nil {
-			if i := strings.LastIndex(rest, ":"); i > 0 && tagRE.MatchString(rest[i+1:]) {
-				s.path, s.tag = rest[:i], rest[i+1:]
-			}
-		}
-		return s, nil
-	}
-	return source{kind: OriginRegistry, path: ref}, nil
-}
 
 func openArchive(ref, file, tag string) (*Artifact, error) {
 	st, err := os.Stat(file)
@@ -123,27 +81,34 @@ func openLayout(ref string, s blobStore, tag string, origin Origin) (*Artifact, 
 // reports that index.json itself is the kit's index: several platform
 // manifests and no tags, as go-containerregistry's layout.Write leaves it.
 func selectEntry(im *v1.IndexManifest, tag string) (d v1.Descriptor, whole bool, err error) {
-	var tags []string
+	var (
+		tags    []string
+		entries []v1.Descriptor
+	)
 	for _, m := range im.Manifests {
+		if isReferrerEntry(m) {
+			continue
+		}
+		entries = append(entries, m)
 		rn := m.Annotations[AnnotationRefName]
 		if rn != "" {
 			tags = append(tags, rn)
 		}
-		if tag != "" && (rn == tag || strings.HasSuffix(rn, ":"+tag)) {
+		if tag != "" && sameTag(rn, tag) {
 			return m, false, nil
 		}
 	}
 	switch {
 	case tag != "":
 		return d, false, fmt.Errorf("%w: no index.json entry is tagged %q (tags: %s)", ErrNotFound, tag, listOrNone(tags))
-	case len(im.Manifests) == 0:
+	case len(entries) == 0:
 		return d, false, fmt.Errorf("%w: index.json lists no manifests", ErrNotFound)
-	case len(im.Manifests) == 1:
-		return im.Manifests[0], false, nil
-	case len(tags) == 0:
+	case len(entries) == 1:
+		return entries[0], false, nil
+	case len(tags) == 0 && len(entries) == len(im.Manifests):
 		return d, true, nil
 	}
-	return d, false, fmt.Errorf("index.json lists %d entries; name one with :TAG (tags: %s)", len(im.Manifests), listOrNone(tags))
+	return d, false, fmt.Errorf("index.json lists %d entries; name one with :TAG (tags: %s)", len(entries), listOrNone(tags))
 }
 
 func listOrNone(list []string) string {
@@ -161,9 +126,9 @@ func mediaTypeOrNone(mt types.MediaType) string {
 }
 
 func openRegistry(ctx context.Context, ref string, o *options) (*Artifact, error) {
-	r, err := name.ParseReference(ref, o.nameOptions()...)
+	r, err := o.registryRef(ref)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: not a registry reference, %sDIR[:tag] or %sFILE[:tag]: %w", ref, LayoutPrefix, ArchivePrefix, err)
+		return nil, fmt.Errorf("opening %s: %w", ref, err)
 	}
 	desc, err := remote.Get(r, o.remoteOptions(ctx)...)
 	if err != nil {
@@ -193,6 +158,12 @@ func openRegistry(ctx context.Context, ref string, o *options) (*Artifact, error
 // classifyRegistryError wraps a registry error in the sentinel that says
 // what went wrong, keeping the original for its detail.
 func classifyRegistryError(r name.Reference, err error) error {
+	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %s did not answer in time: %w", ErrUnreachable, r.Context().RegistryStr(), err)
+	}
 	var te *transport.Error
 	if errors.As(err, &te) {
 		for _, d := range te.Errors {
@@ -201,15 +172,19 @@ func classifyRegistryError(r name.Reference, err error) error {
 				return fmt.Errorf("%w: %s has no manifest %s: %w", ErrNotFound, r.Context(), r.Identifier(), err)
 			case transport.NameUnknownErrorCode:
 				return fmt.Errorf("%w: no repository %s: %w", ErrNotFound, r.Context(), err)
-			case transport.UnauthorizedErrorCode, transport.DeniedErrorCode:
+			case transport.UnauthorizedErrorCode:
 				return fmt.Errorf("%w: %s refused access: %w", ErrUnauthorized, r.Context().Registry, err)
+			case transport.DeniedErrorCode:
+				return fmt.Errorf("%w: %s refused access to %s: %w", ErrDenied, r.Context().Registry, r.Context(), err)
 			}
 		}
 		switch te.StatusCode {
 		case http.StatusNotFound:
 			return fmt.Errorf("%w: %s has no manifest %s: %w", ErrNotFound, r.Context(), r.Identifier(), err)
-		case http.StatusUnauthorized, http.StatusForbidden:
+		case http.StatusUnauthorized:
 			return fmt.Errorf("%w: %s refused access: %w", ErrUnauthorized, r.Context().Registry, err)
+		case http.StatusForbidden:
+			return fmt.Errorf("%w: %s refused access to %s: %w", ErrDenied, r.Context().Registry, r.Context(), err)
 		}
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"syscall"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/partial"
@@ -48,13 +49,65 @@ type dirStore struct{ dir string }
 
 func (s dirStore) String() string { return s.dir }
 
+// openFile opens a regular file of the layout. The file is opened without
+// blocking and refused unless it is a regular file, so a FIFO planted as a
+// blob or as index.json cannot hold a read forever.
 func (s dirStore) openFile(name string) (*os.File, error) {
 	root, err := os.OpenRoot(s.dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	return root.Open(name)
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openRegular opens a regular file by path, refusing FIFOs, devices and
+// sockets before any read.
+func openRegular(file string) (*os.File, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func regular(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("%w: it is %s", errNotRegular, modeName(st.Mode()))}
+	}
+	return nil
+}
+
+func modeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return m.Type().String()
 }
 
 func (s dirStore) open(h v1.Hash) (io.ReadCloser, int64, error) {
@@ -66,10 +119,6 @@ func (s dirStore) open(h v1.Hash) (io.ReadCloser, int64, error) {
 	if err != nil {
 		f.Close()
 		return nil, 0, fmt.Errorf("blob %s of layout %s: %w", h, s.dir, err)
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, 0, fmt.Errorf("blob %s of layout %s is not a regular file", h, s.dir)
 	}
 	return f, st.Size(), nil
 }
@@ -101,7 +150,7 @@ func (s *tarStore) String() string { return s.file }
 // names would land outside the layout, links, devices and duplicates are
 // refused: an archive carrying them was not written by a layout exporter.
 func indexArchive(file string) (*tarStore, error) {
-	f, err := os.Open(file)
+	f, err := openRegular(file)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +233,7 @@ func (s *tarStore) openEntry(name string) (io.ReadCloser, int64, error) {
 	if !ok {
 		return nil, 0, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
-	f, err := os.Open(s.file)
+	f, err := openRegular(s.file)
 	if err != nil {
 		return nil, 0, err
 	}

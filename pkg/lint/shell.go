@@ -14,6 +14,9 @@ type Command struct {
 	Name string
 	// Args are the arguments after Name; non-literal words are "".
 	Args []string
+	// ArgWords are the parsed words of Args, one for each; nil for a
+	// direct exec hook's argv.
+	ArgWords []*syntax.Word
 	// Pos is where the command (its name) is.
 	Pos syntax.Pos
 	// End is where the command's name ends.
@@ -151,6 +154,7 @@ func unwrap(call *syntax.CallExpr) (Command, bool) {
 	}
 	c.Name = base(words[i])
 	c.Args = words[i+1:]
+	c.ArgWords = call.Args[i+1:]
 	c.Pos, c.End = call.Args[i].Pos(), call.Args[i].End()
 	return c, true
 }

@@ -21,6 +21,10 @@ var (
 type blockEntry struct {
 	c Capability
 	f string // e.g. "capabilities[3]" or "capabilities[1].group.capabilities[0]"
+	// group is the group the entry is a member of, and groupF its field
+	// ("capabilities[1].group"); nil and "" for a top-level entry.
+	group  *Group
+	groupF string
 	// raw is the config encoded as JSON (object keys sorted), nil when it
 	// is empty or cannot be encoded.
 	raw []byte
@@ -86,7 +90,7 @@ func (v *validator) checkCapabilities(declOnly bool) {
 		grouped = true
 		var members []blockEntry
 		for j, m := range c.Group.Capabilities {
-			members = append(members, blockEntry{c: m, f: field(at, "group", "capabilities", j)})
+			members = append(members, blockEntry{c: m, f: field(at, "group", "capabilities", j), group: c.Group, groupF: field(at, "group")})
 		}
 		groups = append(groups, members)
 	}
