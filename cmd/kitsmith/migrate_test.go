@@ -56,7 +56,7 @@ func TestMigrateCmd(t *testing.T) {
 			code: 0, stdout: []string{"--- /dev/null", "+++ ", "ctx-context.md", "@@ -0,0 +1,", "+You run inside a Docker sandbox."},
 			unwanted: []string{"ctx.yaml", "ctx-context.md"}},
 		{name: "refuses to overwrite", row: "top-level", args: func(d string) []string { return []string{"migrate", d} },
-			pre: func(t *testing.T, d string) { writeFile(t, filepath.Join(d, "hello.yaml"), "old\n") },
+			pre:  func(t *testing.T, d string) { writeFile(t, filepath.Join(d, "hello.yaml"), "old\n") },
 			code: 2, stderr: "refusing to overwrite"},
 		{name: "force", row: "top-level", args: func(d string) []string { return []string{"migrate", "--force", d} },
 			pre:  func(t *testing.T, d string) { writeFile(t, filepath.Join(d, "hello.yaml"), "old\n") },

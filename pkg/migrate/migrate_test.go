@@ -205,11 +205,11 @@ func TestNeedsHuman(t *testing.T) {
 	}{
 		{"top-level", false},
 		{"sandbox-recipe", false},
-		{"environment", true},   // proxy variables
-		{"credentials", true},   // skipIfEnv, provider, scope
-		{"unmappable", true},    // extends, mixins
-		{"strict", true},        // unknown fields
-		{"dockerfile", true},    // the Dockerfile's CMD
+		{"environment", true}, // proxy variables
+		{"credentials", true}, // skipIfEnv, provider, scope
+		{"unmappable", true},  // extends, mixins
+		{"strict", true},      // unknown fields
+		{"dockerfile", true},  // the Dockerfile's CMD
 		{"network-runtime", false},
 	}
 	for _, tt := range tests {

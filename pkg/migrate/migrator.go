@@ -39,7 +39,7 @@ type migrator struct {
 	hookRefs map[string][]hookRef
 	// workspaceFiles are lifecycle files made from files/workspace.
 	workspaceFiles []*yaml.Node
-	out     []File
+	out            []File
 }
 
 // capItem is one generated capability entry and the v2 position it

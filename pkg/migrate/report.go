@@ -32,6 +32,8 @@ type Note struct {
 	Action bool `json:"action"`
 }
 
+// String renders the note as "file:line:col: action|note [code] field: message",
+// with "-" for a note that has no position.
 func (n Note) String() string {
 	level := "note"
 	if n.Action {
