@@ -319,7 +319,7 @@ func (m *migrator) homeFile(p, rel string, d fs.DirEntry) {
 		if !m.workload {
 			m.recipe.mixin = true
 			m.notes = append(m.notes, Note{Pos: spec.Pos{File: path.Join(m.display, "files", "home")}, Code: "files-home-overlay",
-				Message: "files/home became a COPY in the mixin's overlay: check the built kit keeps /home owned by root and /home/agent by uid 1000 (kitsmith check)"})
+				Message: "files/home became part of the mixin's overlay, under a root-owned /home and a /home/agent owned by uid 1000"})
 		}
 	}
 	if d.IsDir() {
