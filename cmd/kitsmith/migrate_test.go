@@ -77,6 +77,12 @@ func TestMigrateCmd(t *testing.T) {
 			code: 2, stderr: "not a v2 kit"},
 		{name: "dry run and force", row: "top-level", args: func(d string) []string { return []string{"migrate", "--dry-run", "--force", d} },
 			code: 2, stderr: "--dry-run"},
+		{name: "json", row: "environment", args: func(d string) []string { return []string{"migrate", "--format", "json", d} },
+			code: 1, stdout: []string{`"schemaVersion": "1"`, `"code": "proxy-env"`, `"needsHuman": true`}, written: []string{"envkit.yaml"}},
+		{name: "json and dry run", row: "top-level", args: func(d string) []string { return []string{"migrate", "--format", "json", "--dry-run", d} },
+			code: 2, stderr: "--format json"},
+		{name: "bad format", row: "top-level", args: func(d string) []string { return []string{"migrate", "--format", "yaml", d} },
+			code: 2, stderr: "--format"},
 		{name: "no argument", row: "top-level", args: func(string) []string { return []string{"migrate"} },
 			code: 2, stderr: "accepts 1 arg"},
 	}

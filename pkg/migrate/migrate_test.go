@@ -223,3 +223,27 @@ func TestNeedsHuman(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONReport pins the JSON report of one case that has every part:
+// carried files, notes, an action, lint findings.
+func TestJSONReport(t *testing.T) {
+	res := migrateRow(t, "dockerfile")
+	var b bytes.Buffer
+	if err := res.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "dockerfile", "report.json.golden")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), b.String()); d != "" {
+		t.Errorf("JSON report (-want +got):\n%s", d)
+	}
+}
