@@ -2,7 +2,8 @@
 // Sandboxes kit descriptor, spec v3, and of every well-known capability
 // config, as files embedded in the binary.
 //
-// kit.schema.json describes the descriptor; each well-known capability type
+// policy.schema.json describes kitsmith's admission policy file (see
+// Policy). kit.schema.json describes the descriptor; each well-known capability type
 // <namespace>/<name>@<version> has its config schema at
 // capabilities/<namespace>/<name>@<version>.schema.json, referenced from
 // kit.schema.json by a relative $ref. Every file's $id is its URL under
@@ -20,7 +21,10 @@ const BaseURL = "https://raw.githubusercontent.com/kitsmith/kitsmith/main/schema
 // Root is the path of the descriptor schema inside FS.
 const Root = "kit.schema.json"
 
-//go:embed kit.schema.json capabilities definitions
+// Policy is the path of the admission policy schema inside FS.
+const Policy = "policy.schema.json"
+
+//go:embed kit.schema.json policy.schema.json capabilities definitions
 var files embed.FS
 
 // FS returns the embedded schema files, rooted at this directory.

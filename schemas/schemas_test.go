@@ -556,7 +556,7 @@ kits:
 		{"lifecycle@1/command-number-refused", wl("lifecycle@1", "{install: [{command: 42}]}"), false},
 		{"lifecycle@1/env-grammar", wl("lifecycle@1", "{install: [{command: x, env: [MY-VAR]}]}"), false},
 		{"lifecycle@1/env-string-refused", wl("lifecycle@1", "{install: [{command: x, env: PATH}]}"), false},
-		{"lifecycle@1/file-content-required", wl("lifecycle@1", "{files: [{path: /x}]}"), false},
+		{"lifecycle@1/file-content-optional", wl("lifecycle@1", "{files: [{path: /x}]}"), true}, // the reference validator requires only path
 		{"lifecycle@1/file-path-relative-refused", wl("lifecycle@1", "{files: [{path: x, content: y}]}"), false},
 		{"lifecycle@1/file-mode-grammar", wl("lifecycle@1", "{files: [{path: /x, content: y, mode: rw}]}"), false},
 		{"lifecycle@1/file-mode-empty-is-unset", wl("lifecycle@1", "{files: [{path: /x, content: y, mode: \"\"}]}"), true},

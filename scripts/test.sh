@@ -2,16 +2,20 @@
 # shellcheck disable=SC2317 # on_exit/elapsed are called from the EXIT trap
 # The project's one test command: ./scripts/test.sh [go test flags...]
 #
-# Installs and starts the local services (scripts/services.sh), exports their
-# environment (BUILDKIT_HOST, KITSMITH_TEST_REGISTRY, PATH) plus
-# KITSMITH_INTEGRATION=1 (integration tests must not skip), then runs
-# 'go vet ./...' and 'go test -count=1 [args] ./...'.
+# Installs the pinned tools (scripts/services.sh install: cached, so seconds
+# when warm; about 15-25 min cold on 2 cores), starts the local services
+# (buildkitd, the registry and the Sigstore stack), exports their
+# environment (BUILDKIT_HOST, KITSMITH_TEST_REGISTRY, PATH and the
+# KITSMITH_TEST_* variables of the Sigstore stack) plus KITSMITH_INTEGRATION=1
+# (integration tests must not skip), then runs 'go vet ./...' and
+# 'go test -count=1 [args] ./...'.
 # Extra arguments go to go test, e.g. ./scripts/test.sh -run TestBuild -v
 # KITSMITH_TEST_PKGS overrides the package pattern (default ./...).
 #
 # Services this run started are stopped on exit; services that were already
-# running (e.g. a developer's) are left running.
-# Exit status: go test's status; if go test passed but go vet failed, 1.
+# running (a developer's, or the machine's one Sigstore stack) are left
+# running. Exit status: go test's status; if go test passed but go vet
+# failed, 1.
 set -euo pipefail
 
 T0=${EPOCHREALTIME/,/.}
@@ -26,12 +30,12 @@ elapsed() {
   printf '%d.%ds' $((d / 10)) $((d % 10))
 }
 
-STOP_SERVICES=""
+STOP=()
 on_exit() {
-  local rc=$?
-  if [[ -n $STOP_SERVICES ]]; then
-    "${SERVICES[@]}" stop || true
-  fi
+  local rc=$? part
+  for part in "${STOP[@]}"; do
+    "${SERVICES[@]}" stop "$part" || true
+  done
   echo "[test] total elapsed: $(elapsed) (exit $rc)" >&2
   exit "$rc"
 }
@@ -40,16 +44,21 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 "${SERVICES[@]}" install
-if "${SERVICES[@]}" is-running; then
-  echo "[test] services already running; leaving them running afterwards" >&2
-  "${SERVICES[@]}" start
-else
-  STOP_SERVICES=1
-  "${SERVICES[@]}" start
-fi
+# Sigstore first in STOP, so it stops before the base services.
+for part in sigstore base; do
+  if "${SERVICES[@]}" is-running "$part"; then
+    echo "[test] $part services already running; leaving them running afterwards" >&2
+  else
+    STOP+=("$part")
+  fi
+done
+for part in base sigstore; do
+  "${SERVICES[@]}" start "$part"
+done
 eval "$("${SERVICES[@]}" env)"
 export KITSMITH_INTEGRATION=1
 echo "[test] BUILDKIT_HOST=$BUILDKIT_HOST KITSMITH_TEST_REGISTRY=$KITSMITH_TEST_REGISTRY" >&2
+echo "[test] Sigstore: fulcio $KITSMITH_TEST_FULCIO_URL, rekor $KITSMITH_TEST_REKOR_URL, trusted root $KITSMITH_TEST_TRUSTED_ROOT" >&2
 
 vet_rc=0
 echo "[test] go vet $PKGS" >&2

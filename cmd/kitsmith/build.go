@@ -2,86 +2,37 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kitsmith/kitsmith/pkg/progress"
 	"io"
-	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
+	"github.com/containerd/platforms"
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/moby/buildkit/client"
-	// Register the builder address schemes beyond unix:// and tcp://.
-	_ "github.com/moby/buildkit/client/connhelper/dockercontainer"
-	_ "github.com/moby/buildkit/client/connhelper/kubepod"
-	_ "github.com/moby/buildkit/client/connhelper/podmancontainer"
-	_ "github.com/moby/buildkit/client/connhelper/ssh"
-	gateway "github.com/moby/buildkit/frontend/gateway/client"
-	"github.com/moby/buildkit/util/progress/progressui"
 	"github.com/spf13/cobra"
 
-	"github.com/kitsmith/kitsmith/internal/diag"
-	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/internal/gitdate"
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/build"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// defaultBuilder is BuildKit's default daemon address.
-const defaultBuilder = "unix:///run/buildkit/buildkitd.sock"
-
-// progressModes returns the --progress values (BuildKit's progressui
-// modes).
-func progressModes() []string { return []string{"auto", "plain", "tty", "quiet", "rawjson"} }
-
-// builderFlags selects and authenticates the BuildKit daemon.
-type builderFlags struct {
-	addr       string
-	caCert     string
-	cert       string
-	key        string
-	serverName string
-}
-
-func (b *builderFlags) AddFlags(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.StringVar(&b.addr, "builder", "", "BuildKit daemon address: unix://, tcp://, docker-container://, podman-container://, kube-pod://, ssh:// (default $BUILDKIT_HOST, else "+defaultBuilder+")")
-	f.StringVar(&b.caCert, "tlscacert", "", "CA certificate to verify a tcp:// builder with")
-	f.StringVar(&b.cert, "tlscert", "", "client certificate for a tcp:// builder")
-	f.StringVar(&b.key, "tlskey", "", "client key for a tcp:// builder")
-	f.StringVar(&b.serverName, "tlsservername", "", "server name to verify the builder's certificate against (default: the address's host)")
-	_ = cmd.MarkFlagFilename("tlscacert", "pem", "crt")
-	_ = cmd.MarkFlagFilename("tlscert", "pem", "crt")
-	_ = cmd.MarkFlagFilename("tlskey", "pem", "key")
-	_ = cmd.RegisterFlagCompletionFunc("builder", cobra.FixedCompletions(
-		[]string{"unix://", "tcp://", "docker-container://", "podman-container://", "kube-pod://", "ssh://"}, cobra.ShellCompDirectiveNoSpace))
-}
-
-func (b *builderFlags) validate() error {
-	if (b.cert == "") != (b.key == "") {
-		return usageErrorf("--tlscert and --tlskey go together")
-	}
-	return nil
-}
-
 type buildOptions struct {
-	builder          builderFlags
-	platforms        []string
-	buildArgs        []string
-	outputs          []string
-	tags             []string
-	push             bool
-	insecureRegistry bool
-	metadataFile     string
-	progress         string
-	noCache          bool
-	attest           []string
+	builderFlags
+	registryFlags
+	progressFlag
+	platforms    []string
+	buildArgs    []string
+	outputs      []string
+	tags         []string
+	push         bool
+	metadataFile string
+	noCache      bool
+	attest       []string
 }
 
 func newBuildCmd(ro *rootOptions) *cobra.Command {
@@ -134,21 +85,20 @@ failed check; 2 usage, configuration or I/O error (no builder reachable).`,
 			return o.run(cmd.Context(), ro, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0])
 		},
 	}
-	o.builder.AddFlags(cmd)
+	o.builderFlags.AddFlags(cmd)
+	o.registryFlags.AddFlags(cmd)
+	o.progressFlag.AddFlags(cmd)
 	f := cmd.Flags()
 	f.StringSliceVar(&o.platforms, "platform", build.DefaultPlatforms(), "platforms to build (comma-separated or repeated)")
 	f.StringArrayVar(&o.buildArgs, "build-arg", nil, "build-phase kit arg value name=value, by kit arg name (repeatable)")
 	f.StringArrayVarP(&o.outputs, "output", "o", nil, "write the kit image: oci:DIR (OCI layout) or oci-archive:FILE (repeatable)")
 	f.StringArrayVarP(&o.tags, "tag", "t", nil, "registry reference to push to with --push, e.g. registry.example.com/kits/gh:1.2 (repeatable)")
 	f.BoolVar(&o.push, "push", false, "push the kit image to every --tag")
-	f.BoolVar(&o.insecureRegistry, "insecure-registry", false, "allow plain HTTP and unverified TLS for every registry (loopback registries use HTTP anyway)")
 	f.StringVar(&o.metadataFile, "metadata-file", "", "write the index and manifest digests and the pushed references as JSON to this file")
-	f.StringVar(&o.progress, "progress", "auto", "progress output on stderr: "+strings.Join(progressModes(), ", "))
 	f.BoolVar(&o.noCache, "no-cache", false, "solve the recipe without BuildKit's cache")
 	f.StringSliceVar(&o.attest, "attest", nil, "attestations to add: provenance (BuildKit SLSA provenance, mode=max)")
 	_ = cmd.RegisterFlagCompletionFunc("platform", cobra.FixedCompletions(
 		[]string{"linux/amd64", "linux/arm64", "linux/arm/v7", "linux/riscv64", "linux/ppc64le", "linux/s390x"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("progress", cobra.FixedCompletions(progressModes(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("attest", cobra.FixedCompletions([]string{"provenance"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"oci:", "oci-archive:"}, cobra.ShellCompDirectiveNoSpace))
 	_ = cmd.RegisterFlagCompletionFunc("build-arg", func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -180,11 +130,14 @@ func buildArgCompletions(args []string) []string {
 // options checks the flags and turns them into build.Options.
 func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 	var bo build.Options
-	if err := o.builder.validate(); err != nil {
+	if err := o.builderFlags.validate(); err != nil {
 		return bo, err
 	}
-	if !contains(progressModes(), o.progress) {
-		return bo, usageErrorf("--progress must be one of %s, not %q", strings.Join(progressModes(), ", "), o.progress)
+	if err := o.progressFlag.validate(); err != nil {
+		return bo, err
+	}
+	if err := checkMetadataDest(o.metadataFile); err != nil {
+		return bo, err
 	}
 	for _, a := range o.attest {
 		switch strings.TrimSpace(a) {
@@ -205,9 +158,8 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 		return bo, err
 	}
 	bo.BuildArgs = args
-	bo.Platforms = o.platforms
 	bo.NoCache = o.noCache
-	bo.InsecureRegistry = o.insecureRegistry
+	bo.InsecureRegistry = o.insecure
 	tag := ""
 	if len(o.tags) == 1 {
 		if r, err := name.NewTag(o.tags[0]); err == nil {
@@ -221,6 +173,9 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 		}
 		if out.Type == build.OutputRegistry {
 			return bo, usageErrorf("--output %s: push with --tag REF --push", s)
+		}
+		if err := checkOutputDest(out); err != nil {
+			return bo, err
 		}
 		if out.Tag == "" {
 			out.Tag = tag
@@ -245,252 +200,107 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 	return bo, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
+// run builds the kit at path: flags are checked and every destination
+// vetted before anything is built or written.
 func (o *buildOptions) run(ctx context.Context, ro *rootOptions, out, errOut io.Writer, path string) error {
 	bo, err := o.options(ro)
 	if err != nil {
 		return err
 	}
+	if bo.Platforms, err = o.parsePlatforms(errOut); err != nil {
+		return err
+	}
 	k, err := spec.LoadPath(path)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return asUsage(err, "")
+	}
+	if err := checkArgsDeclared("--build-arg", k, spec.PhaseBuild, bo.BuildArgs); err != nil {
+		return err
 	}
 	if bo.SourceDateEpoch == nil {
-		bo.SourceDateEpoch = gitCommitTime(ctx, k.Dir)
+		if t, err := gitdate.LastCommit(ctx, k.Dir); err == nil {
+			n := t.Unix()
+			bo.SourceDateEpoch = &n
+		}
 	}
-	solver := &lazySolver{flags: o.builder, env: ro.env}
+	solver := o.newSolver(ro.env)
 	defer solver.close()
 
-	disp, err := progressui.NewDisplay(errOut, progressui.DisplayMode(o.progress))
-	if err != nil {
-		return usageErrorf("--progress %s: %v", o.progress, err)
-	}
 	events := make(chan progress.Event)
-	statuses := make(chan *client.SolveStatus)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		defer close(statuses)
-		for e := range events {
-			statuses <- e.SolveStatus()
-		}
-	})
-	wg.Go(func() {
-		// The display ends when statuses is closed; its error (a closed
-		// terminal) is no reason to fail the build.
-		_, _ = disp.UpdateFrom(context.WithoutCancel(ctx), statuses)
-	})
-	res, err := build.Build(ctx, solver, k, bo, events)
-	wg.Wait()
+	wait, err := o.progressFlag.start(ctx, errOut, events)
 	if err != nil {
-		return buildError(errOut, k, err)
+		return err
 	}
-	writeBuildResult(out, errOut, res)
+	res, err := build.Build(ctx, solver, k, bo, events)
+	wait()
+	if err != nil {
+		sErr := textsafe.NewWriter(errOut)
+		defer sErr.Flush()
+		return buildError(sErr, k, err)
+	}
 	if o.metadataFile != "" {
 		if err := writeMetadataFile(o.metadataFile, res.Metadata()); err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--metadata-file: %w", err)}
+			return usageErrorf("--metadata-file: %w", err)
 		}
 	}
-	return nil
+	sOut, sErr := textsafe.NewWriter(out), textsafe.NewWriter(errOut)
+	writeBuildResult(sOut, sErr, res)
+	return errors.Join(sOut.Flush(), sErr.Flush())
 }
 
-// buildError reports a failed build and returns the exit error: the
-// kit's problems as diagnostics, a failed check as its findings.
-func buildError(errOut io.Writer, k *spec.Kit, err error) error {
-	var pe *build.PublishError
-	var ce *build.CheckError
-	var de *dialError
-	switch {
-	case errors.As(err, &pe):
-		src := diag.Sources(k.SourceFiles())
-		for _, e := range pe.Report.Errors {
-			writeDiagnostic(errOut, src, "error", e)
-		}
-		for _, e := range pe.Report.Warnings {
-			writeDiagnostic(errOut, src, "warning", e)
-		}
-		return &exitError{code: exitFindings, err: fmt.Errorf("%s cannot be published (%d error%s); nothing was built", k.Path, len(pe.Report.Errors), plural(len(pe.Report.Errors)))}
-	case errors.As(err, &ce):
-		writeFindings(errOut, ce.Report)
-		return &exitError{code: exitFindings, err: fmt.Errorf("the built kit image fails %d conformance check%s; nothing was written", ce.Report.Count(artifact.SeverityFail), plural(ce.Report.Count(artifact.SeverityFail)))}
-	case errors.As(err, &de), errors.Is(err, build.ErrNoSolver):
-		return &exitError{code: exitUsage, err: err}
+// sandboxPlatforms are the platforms a sandbox runs.
+var sandboxPlatforms = []string{"linux/amd64", "linux/arm64"}
+
+// parsePlatforms checks --platform: every value a platform, none empty; a
+// platform no sandbox runs is built with a warning.
+func (o *buildOptions) parsePlatforms(errOut io.Writer) ([]string, error) {
+	if len(o.platforms) == 0 {
+		return nil, usageErrorf("--platform is empty: name at least one platform, e.g. %s", strings.Join(sandboxPlatforms, ","))
 	}
-	return &exitError{code: exitFindings, err: err}
+	out := make([]string, 0, len(o.platforms))
+	for _, s := range o.platforms {
+		p, err := platforms.Parse(strings.TrimSpace(s))
+		if strings.TrimSpace(s) == "" || err != nil {
+			return nil, usageErrorf("--platform %q is not a platform (os/arch[/variant], e.g. linux/arm64)", s)
+		}
+		norm := platforms.Format(platforms.Normalize(p))
+		if !slices.Contains(sandboxPlatforms, norm) {
+			fmt.Fprintf(errOut, "kitsmith: warning: --platform %s: sandboxes run %s only; a kit image for %s is never pulled\n",
+				norm, strings.Join(sandboxPlatforms, " and "), norm)
+		}
+		out = append(out, norm)
+	}
+	return out, nil
 }
 
-// writeFindings prints check findings, one per line.
-func writeFindings(w io.Writer, rep *artifact.Report) {
-	for _, f := range rep.Findings {
-		if f.Severity == artifact.SeveritySkip {
-			continue
-		}
-		where := ""
-		if f.Platform != "" {
-			where = f.Platform + ": "
-		}
-		fmt.Fprintf(w, "%s%s: %s: %s", where, f.Severity, f.Check, f.Message)
-		if f.Spec != "" {
-			fmt.Fprintf(w, " [%s]", f.Spec)
-		}
-		fmt.Fprintln(w)
-	}
-}
-
-// writeBuildResult prints what was built and where it went.
-func writeBuildResult(out, errOut io.Writer, res *build.Result) {
-	for _, e := range res.Warnings {
-		fmt.Fprintf(errOut, "%s: warning: %s\n", e.Range.Start, e.Msg)
-	}
-	if res.Check != nil {
-		writeFindings(errOut, res.Check)
-	}
-	fmt.Fprintf(out, "built %s (%s, %s): %s\n", res.Stem, res.Kind, res.Route, res.Index.Digest)
-	for _, m := range res.Manifests {
-		fmt.Fprintf(out, "  %-16s %s\n", m.Platform, m.Digest)
-	}
-	if res.Attestations > 0 {
-		fmt.Fprintf(out, "  %d attestation manifest%s\n", res.Attestations, plural(res.Attestations))
-	}
-	for _, w := range res.Written {
-		switch w.Output.Type {
-		case build.OutputRegistry:
-			fmt.Fprintf(out, "pushed %s\n", w.Reference)
-		default:
-			fmt.Fprintf(out, "wrote %s\n", w.Output)
-		}
-	}
-}
-
-// writeMetadataFile writes the metadata JSON through a temporary file
-// renamed into place.
-func writeMetadataFile(file string, m build.Metadata) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
-}
-
-// gitCommitTime returns the time of the last commit touching dir, or nil
-// when dir is not in a git work tree (or git is missing).
-func gitCommitTime(ctx context.Context, dir string) *int64 {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "log", "-1", "--format=%ct", "--", ".")
-	b, err := cmd.Output()
-	if err != nil {
+// checkArgsDeclared reports a supplied arg value the kit does not declare,
+// or declares for the other phase, as a usage error naming flag.
+func checkArgsDeclared(flag string, k *spec.Kit, phase spec.ArgPhase, supplied map[string]string) error {
+	if k.Descriptor == nil {
 		return nil
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return nil
+	var declared []string
+	for _, n := range slices.Sorted(maps.Keys(k.Descriptor.Args)) {
+		if k.Descriptor.Args[n].Phase() == phase {
+			declared = append(declared, n)
+		}
 	}
-	return &n
-}
-
-// lazySolver connects to the builder on first use, so that a kit built
-// in-process needs no daemon.
-type lazySolver struct {
-	flags builderFlags
-	env   env
-	c     *client.Client
-}
-
-var _ build.Solver = (*lazySolver)(nil)
-
-// dialError reports a builder that cannot be reached.
-type dialError struct {
-	addr string
-	err  error
-}
-
-func (e *dialError) Error() string {
-	return fmt.Sprintf("no BuildKit daemon reachable at %s: %v\n"+
-		"This kit has a content recipe, which BuildKit builds. Start a daemon (buildkitd, or\n"+
-		"'docker buildx create --driver docker-container --name kitsmith' and\n"+
-		"--builder docker-container://buildx_buildkit_kitsmith0), or point --builder or\n"+
-		"BUILDKIT_HOST at one (unix://, tcp://, docker-container://, kube-pod://)", e.addr, e.err)
-}
-
-func (e *dialError) Unwrap() error { return e.err }
-
-func (l *lazySolver) address() string {
-	switch {
-	case l.flags.addr != "":
-		return l.flags.addr
-	case l.env["BUILDKIT_HOST"] != "":
-		return l.env["BUILDKIT_HOST"]
-	}
-	return defaultBuilder
-}
-
-func (l *lazySolver) connect(ctx context.Context) error {
-	if l.c != nil {
-		return nil
-	}
-	addr := l.address()
-	var copts []client.ClientOpt
-	if l.flags.caCert != "" {
-		sn := l.flags.serverName
-		if sn == "" {
-			if u, err := url.Parse(addr); err == nil {
-				sn = u.Hostname()
+	for _, n := range slices.Sorted(maps.Keys(supplied)) {
+		a, ok := k.Descriptor.Args[n]
+		switch {
+		case !ok:
+			list := "none"
+			if len(declared) > 0 {
+				list = strings.Join(declared, ", ")
 			}
+			return usageErrorf("%s %s: %s declares no arg %q (its %s-phase args: %s)", flag, n, k.Path, n, phase, list)
+		case a.Phase() != phase:
+			other := "--kit-arg"
+			if a.Phase() == spec.PhaseBuild {
+				other = "--build-arg"
+			}
+			return usageErrorf("%s %s: kit arg %q is resolved in the %s phase; pass it with %s", flag, n, n, a.Phase(), other)
 		}
-		copts = append(copts, client.WithServerConfig(sn, l.flags.caCert))
 	}
-	if l.flags.cert != "" {
-		copts = append(copts, client.WithCredentials(l.flags.cert, l.flags.key))
-	}
-	c, err := client.New(ctx, addr, copts...)
-	if err != nil {
-		return &dialError{addr: addr, err: err}
-	}
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if _, err := c.Info(pctx); err != nil {
-		c.Close()
-		return &dialError{addr: addr, err: err}
-	}
-	l.c = c
 	return nil
-}
-
-// Build connects on first use and runs the build.
-func (l *lazySolver) Build(ctx context.Context, opt client.SolveOpt, product string, fn gateway.BuildFunc, ch chan *client.SolveStatus) (*client.SolveResponse, error) {
-	if err := l.connect(ctx); err != nil {
-		return nil, err
-	}
-	return l.c.Build(ctx, opt, product, fn, ch)
-}
-
-func (l *lazySolver) close() {
-	if l.c != nil {
-		l.c.Close()
-	}
 }

@@ -2,25 +2,24 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 )
 
 type checkCmdOptions struct {
 	registryFlags
-	format     string
+	formatFlag
 	listChecks bool
 }
 
 func newCheckCmd(_ *rootOptions) *cobra.Command {
-	o := &checkCmdOptions{}
+	o := &checkCmdOptions{formatFlag: newFormatFlag("text", "json")}
 	cmd := &cobra.Command{
 		Use:   "check [flags] REF",
 		Short: "Judge a published kit image against the specification",
@@ -56,43 +55,46 @@ Exit status: 0 the kit conforms (warnings allowed), 1 a check failed,
   # the checks, their ids and specification references
   kitsmith check --list-checks`,
 		ValidArgsFunction: refCompletion,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case o.listChecks && len(args) > 0:
+				return fmt.Errorf("--list-checks takes no REF")
+			case !o.listChecks && len(args) != 1:
+				return fmt.Errorf("accepts 1 arg (a registry reference, oci:DIR[:tag] or oci-archive:FILE[:tag]), received %d", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.listChecks {
-				if len(args) > 0 {
-					return usageErrorf("--list-checks takes no REF")
-				}
 				return writeCheckList(cmd.OutOrStdout())
-			}
-			if len(args) != 1 {
-				return usageErrorf("check needs exactly one REF (a registry reference, oci:DIR[:tag] or oci-archive:FILE[:tag]), got %d", len(args))
 			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), args[0])
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.BoolVar(&o.listChecks, "list-checks", false, "list the checks and exit")
-	o.registryFlags.AddFlags(f)
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().BoolVar(&o.listChecks, "list-checks", false, "list the checks and exit")
+	o.formatFlag.AddFlags(cmd)
+	o.registryFlags.AddFlags(cmd)
 	return cmd
 }
 
 func (o *checkCmdOptions) run(ctx context.Context, out io.Writer, ref string) error {
-	if o.format != "text" && o.format != "json" {
-		return usageErrorf("--format must be text or json, not %q", o.format)
+	if err := o.formatFlag.validate(); err != nil {
+		return err
 	}
 	a, err := o.open(ctx, ref)
 	if err != nil {
 		return err
 	}
-	rep, err := a.Check(ctx, artifact.WithKitResolver(artifact.RegistryResolver(o.options()...)))
+	rep, err := a.Check(ctx, artifact.WithKitResolver(artifact.RegistryResolver(o.artifactOptions()...)))
 	if err != nil {
 		return usageErrorf("checking %s: %v", ref, err)
 	}
-	if o.format == "json" {
+	if o.json() {
 		err = writeCheckJSON(out, rep)
 	} else {
-		writeCheckText(out, rep)
+		w := textsafe.NewWriter(out)
+		writeCheckText(w, rep)
+		err = w.Flush()
 	}
 	if err != nil {
 		return err
@@ -101,73 +103,6 @@ func (o *checkCmdOptions) run(ctx context.Context, out io.Writer, ref string) er
 		return errFindings
 	}
 	return nil
-}
-
-// writeCheckText prints one line per finding and a tally:
-//
-//	FAIL overlay-home-ownership [linux/amd64]: message (SPEC-v3 §10/overlay-home-ownership)
-func writeCheckText(w io.Writer, rep *artifact.Report) {
-	for _, f := range rep.Findings {
-		where := f.Platform
-		if where == "" {
-			where = "index"
-		}
-		fmt.Fprintf(w, "%s %s [%s]: %s", strings.ToUpper(string(f.Severity)), f.Check, where, f.Message)
-		if f.Spec != "" {
-			fmt.Fprintf(w, " (%s)", f.Spec)
-		}
-		fmt.Fprintln(w)
-	}
-	verdict := "conforms"
-	if rep.Failed() {
-		verdict = "does not conform"
-	}
-	nf, nw, ns := rep.Count(artifact.SeverityFail), rep.Count(artifact.SeverityWarn), rep.Count(artifact.SeveritySkip)
-	fmt.Fprintf(w, "%s: %d platform%s checked (%s): %d failure%s, %d warning%s, %d skipped; %s\n",
-		rep.Reference, len(rep.Platforms), plural(len(rep.Platforms)), strings.Join(rep.Platforms, ", "),
-		nf, plural(nf), nw, plural(nw), ns, verdict)
-}
-
-// The JSON output of check: a designed shape, versioned.
-type checkJSON struct {
-	FormatVersion int                `json:"formatVersion"`
-	Reference     string             `json:"reference"`
-	Platforms     []string           `json:"platforms"`
-	Conforms      bool               `json:"conforms"`
-	Summary       checkSummaryJSON   `json:"summary"`
-	Findings      []checkFindingJSON `json:"findings"`
-}
-
-type checkSummaryJSON struct {
-	Fail int `json:"fail"`
-	Warn int `json:"warn"`
-	Skip int `json:"skip"`
-}
-
-type checkFindingJSON struct {
-	Check    string `json:"check"`
-	Severity string `json:"severity"`
-	Platform string `json:"platform"`
-	Message  string `json:"message"`
-	Spec     string `json:"spec"`
-}
-
-func writeCheckJSON(w io.Writer, rep *artifact.Report) error {
-	doc := checkJSON{
-		FormatVersion: 1, Reference: rep.Reference, Platforms: rep.Platforms, Conforms: !rep.Failed(),
-		Summary: checkSummaryJSON{
-			Fail: rep.Count(artifact.SeverityFail), Warn: rep.Count(artifact.SeverityWarn), Skip: rep.Count(artifact.SeveritySkip),
-		},
-		Findings: []checkFindingJSON{},
-	}
-	for _, f := range rep.Findings {
-		doc.Findings = append(doc.Findings, checkFindingJSON{
-			Check: f.Check, Severity: string(f.Severity), Platform: f.Platform, Message: f.Message, Spec: f.Spec,
-		})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
 }
 
 func writeCheckList(w io.Writer) error {

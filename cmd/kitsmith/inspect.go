@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,52 +13,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
-
-// registryFlags is the flag group of commands that read kit images.
-type registryFlags struct {
-	insecure bool
-}
-
-// AddFlags registers the group's flags.
-func (r *registryFlags) AddFlags(f *pflag.FlagSet) {
-	f.BoolVar(&r.insecure, "insecure-registry", false,
-		"bypass: reach a non-loopback registry over plain HTTP or unverified TLS (loopback registries use HTTP anyway)")
-}
-
-func (r *registryFlags) options() []artifact.Option {
-	if r.insecure {
-		return []artifact.Option{artifact.WithInsecureRegistry()}
-	}
-	return nil
-}
-
-// open reads the artifact at ref; failing to is a usage or I/O error
-// (exit 2), with a hint when the cause is a known one.
-func (r *registryFlags) open(ctx context.Context, ref string) (*artifact.Artifact, error) {
-	a, err := artifact.Open(ctx, ref, r.options()...)
-	if err != nil {
-		return nil, usageErrorf("%v%s", err, openHint(err))
-	}
-	return a, nil
-}
-
-func openHint(err error) string {
-	switch {
-	case errors.Is(err, artifact.ErrUnreachable):
-		return "\nhint: check the registry host and port; a registry on another host that serves plain HTTP or a self-signed certificate needs --insecure-registry"
-	case errors.Is(err, artifact.ErrUnauthorized):
-		return "\nhint: log in with 'docker login <registry>'; kitsmith reads Docker's credential store"
-	case errors.Is(err, artifact.ErrNotLayout):
-		return "\nhint: oci:DIR reads an OCI layout directory (kitsmith build --output oci:DIR writes one), oci-archive:FILE a tar of one"
-	}
-	return ""
-}
 
 // refCompletion offers the reference prefixes; registry references cannot
 // be listed.
@@ -79,7 +38,7 @@ func (r *registryFlags) platformCompletion(cmd *cobra.Command, args []string, _ 
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
 	defer cancel()
-	a, err := artifact.Open(ctx, args[0], r.options()...)
+	a, err := artifact.Open(ctx, args[0], r.artifactOptions()...)
 	if err != nil {
 		return fallback, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -96,12 +55,12 @@ func (r *registryFlags) platformCompletion(cmd *cobra.Command, args []string, _ 
 
 type inspectOptions struct {
 	registryFlags
-	format   string
+	formatFlag
 	platform string
 }
 
 func newInspectCmd(_ *rootOptions) *cobra.Command {
-	o := &inspectOptions{}
+	o := &inspectOptions{formatFlag: newFormatFlag("text", "json")}
 	cmd := &cobra.Command{
 		Use:   "inspect [flags] REF",
 		Short: "Show what a published kit image declares and carries",
@@ -136,18 +95,16 @@ tag, not a layout).`,
 			return o.run(cmd.Context(), cmd.OutOrStdout(), args[0])
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.StringVar(&o.platform, "platform", "", "platform manifest whose annotations and layers to read (default: the first)")
-	o.registryFlags.AddFlags(f)
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVar(&o.platform, "platform", "", "platform manifest whose annotations and layers to read (default: the first)")
+	o.formatFlag.AddFlags(cmd)
+	o.registryFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("platform", o.platformCompletion)
 	return cmd
 }
 
 func (o *inspectOptions) run(ctx context.Context, out io.Writer, ref string) error {
-	if o.format != "text" && o.format != "json" {
-		return usageErrorf("--format must be text or json, not %q", o.format)
+	if err := o.formatFlag.validate(); err != nil {
+		return err
 	}
 	a, err := o.open(ctx, ref)
 	if err != nil {
@@ -161,13 +118,17 @@ func (o *inspectOptions) run(ctx context.Context, out io.Writer, ref string) err
 	if err != nil {
 		return usageErrorf("inspecting %s: %v", ref, err)
 	}
-	if o.format == "json" {
+	if o.json() {
 		return writeInspectJSON(out, in)
 	}
-	return writeInspectText(out, in)
+	w := textsafe.NewWriter(out)
+	defer w.Flush()
+	return writeInspectText(w, in)
 }
 
-// writeInspectText prints an inspection for people.
+// writeInspectText prints an inspection for people. Values from the image
+// are printed through textsafe.Inline, so none can start a line of its own,
+// and w escapes any other control character.
 func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Reference:\t%s\n", in.Reference)
@@ -187,7 +148,7 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 	if len(in.Referrers) > 0 {
 		fmt.Fprintln(w, "\nReferrers:")
 		for _, r := range in.Referrers {
-			fmt.Fprintf(w, "  %s  %s\n", r.Digest, firstNonEmpty(r.ArtifactType, r.MediaType))
+			fmt.Fprintf(w, "  %s  %s\n", r.Digest, textsafe.Inline(firstNonEmpty(r.ArtifactType, r.MediaType)))
 		}
 	}
 
@@ -205,7 +166,7 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 		width, sizeWidth = max(width, len(f.Path)), max(sizeWidth, len(fmt.Sprint(f.Size)))
 	}
 	for _, f := range in.StagedFiles {
-		fmt.Fprintf(w, "  %-*s  %*d B  %04o\n", width, f.Path, sizeWidth, f.Size, f.Mode)
+		fmt.Fprintf(w, "  %-*s  %*d B  %04o\n", width, textsafe.Inline(f.Path), sizeWidth, f.Size, f.Mode)
 	}
 
 	fmt.Fprintf(w, "\nAnnotations (%s):\n", annotationSource(in))
@@ -217,7 +178,7 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 		if k == artifact.AnnotationDescriptor {
 			v = "(the descriptor below)"
 		}
-		fmt.Fprintf(w, "  %s: %s\n", k, v)
+		fmt.Fprintf(w, "  %s: %s\n", textsafe.Inline(k), textsafe.Inline(v))
 	}
 	if in.Descriptor != nil {
 		fmt.Fprintln(w, "\nDescriptor:")
@@ -237,7 +198,7 @@ func writeInspectKit(w io.Writer, in *artifact.Inspection) {
 	fmt.Fprintf(w, "\nKit (annotations from the %s, layers of %s):\n", annotationSource(in), in.Platform)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if in.Descriptor == nil {
-		fmt.Fprintf(tw, "  Descriptor:\tnone (%s)\n", in.DescriptorError)
+		fmt.Fprintf(tw, "  Descriptor:\tnone (%s)\n", textsafe.Inline(in.DescriptorError))
 	} else {
 		d := in.Descriptor
 		for _, row := range [][2]string{
@@ -247,12 +208,12 @@ func writeInspectKit(w io.Writer, in *artifact.Inspection) {
 			{"Kits", kitRefs(d.Kits)}, {"Stem", in.Stem},
 		} {
 			if row[1] != "" {
-				fmt.Fprintf(tw, "  %s:\t%s\n", row[0], row[1])
+				fmt.Fprintf(tw, "  %s:\t%s\n", row[0], textsafe.Inline(row[1]))
 			}
 		}
 	}
 	if b := in.BuiltBy; b != nil {
-		fmt.Fprintf(tw, "  Built by:\t%s %s%s\n", b.Name, b.Version, parenthesized(b.Revision))
+		fmt.Fprintf(tw, "  Built by:\t%s\n", textsafe.Inline(b.Name+" "+b.Version+parenthesized(b.Revision)))
 	}
 	tw.Flush()
 
@@ -272,7 +233,7 @@ func writeList(w io.Writer, title string, items []string) {
 		return
 	}
 	for _, it := range items {
-		fmt.Fprintf(w, "  %s\n", it)
+		fmt.Fprintf(w, "  %s\n", textsafe.Inline(it))
 	}
 }
 

@@ -154,25 +154,25 @@ func listRules(w io.Writer) error {
 func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 	kitPaths, err := o.kitPaths()
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return asUsage(err, "")
 	}
 	kits := make([]*spec.Kit, 0, len(kitPaths))
 	for _, p := range kitPaths {
 		k, err := spec.LoadPath(p)
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return asUsage(err, "")
 		}
 		kits = append(kits, k)
 	}
 	groups, err := o.configGroups(kits)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return asUsage(err, "")
 	}
 	results := make([]*lint.Result, 0, len(groups))
 	for _, g := range groups {
 		r, err := lint.Run(ctx, g.kits, lint.WithConfig(g.config), lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return asUsage(err, "")
 		}
 		results = append(results, r)
 	}
@@ -188,7 +188,7 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 		return usageErrorf("--format: %v", err)
 	}
 	if err := fm.Format(out, res); err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("writing the report: %w", err)}
+		return asUsage(fmt.Errorf("writing the report: %w", err), "")
 	}
 	if res.Fails(o.fail) {
 		return errFindings
@@ -219,6 +219,9 @@ func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
 		if !ok {
 			var cfg *lint.Config
 			if cfgPath != "" {
+				if err := checkRegularFile(cfgPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("--config: %w", err)
+				}
 				c, err := lint.LoadConfig(cfgPath)
 				if err != nil {
 					return nil, err

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 )
 
 // gcPercent is the garbage collector target of a run, unless GOGC is set.
@@ -21,11 +23,11 @@ const (
 	exitUsage    = 2
 )
 
-// exitError carries an exit code; a nil err means "say nothing more".
+// exitError is a failure with an exit code other than 2 (usage errors are
+// *usageError); a nil err means "say nothing more".
 type exitError struct {
 	code int
 	err  error
-	hint string // printed on its own line after err
 }
 
 func (e *exitError) Error() string {
@@ -41,9 +43,51 @@ func (e *exitError) Unwrap() error { return e.err }
 // command has already reported what it found.
 var errFindings = &exitError{code: exitFindings}
 
+// usageError is a usage, configuration or I/O error: run maps it to exit 2
+// by its type. A nil err means "say nothing more"; hint, when set, is
+// printed on its own line after err.
+type usageError struct {
+	err  error
+	hint string
+}
+
+func (e *usageError) Error() string {
+	if e.err == nil {
+		return "usage error"
+	}
+	return e.err.Error()
+}
+
+func (e *usageError) Unwrap() error { return e.err }
+
 // usageErrorf reports a usage or I/O error (exit 2).
 func usageErrorf(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// asUsage makes err a usage or I/O error (exit 2) with an optional hint.
+func asUsage(err error, hint string) error {
+	return &usageError{err: err, hint: hint}
+}
+
+// helpHint is the hint every usage error of cmd's own syntax carries.
+func helpHint(cmd *cobra.Command) string {
+	return fmt.Sprintf("See '%s --help'.", cmd.CommandPath())
+}
+
+// typedArgs wraps a command's argument check so that its error is a
+// *usageError with the command's help hint, like a flag error.
+func typedArgs(cmd *cobra.Command) {
+	check := cmd.Args
+	if check == nil {
+		check = cobra.ArbitraryArgs
+	}
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return &usageError{err: err, hint: helpHint(c)}
+		}
+		return nil
+	}
 }
 
 // env is the process environment as a map. Only cmd/kitsmith reads it.
@@ -79,17 +123,39 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("See '%s --help'.", c.CommandPath())}
+		return &usageError{err: err, hint: helpHint(c)}
 	})
+	// The root runs so that an unknown command is a typed usage error
+	// rather than cobra's plain one.
+	root.SuggestionsMinimumDistance = 2
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return &usageError{err: errors.New(msg), hint: helpHint(c)}
+	}
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	root.AddCommand(
 		newValidateCmd(ro),
 		newLintCmd(ro),
 		newBuildCmd(ro),
 		newInspectCmd(ro),
 		newCheckCmd(ro),
+		newSignCmd(ro),
+		newVerifyCmd(ro),
+		newMigrateCmd(ro),
 		newSchemaCmd(ro),
+		newDiffCmd(ro),
+		newResolveCmd(ro),
 		newVersionCmd(ro),
 	)
+	for _, c := range root.Commands() {
+		typedArgs(c)
+	}
 	return root
 }
 
@@ -106,35 +172,31 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: whatever failed, it failed because of the signal.
+		fmt.Fprintln(stderr, "kitsmith: interrupted; nothing more was written")
+		return exitUsage
+	}
 	if err == nil {
 		return exitOK
 	}
+	var ue *usageError
 	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(stderr, "kitsmith: %v\n", ee.err)
+	switch {
+	case errors.As(err, &ue):
+		if ue.err != nil {
+			fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(ue.err.Error()))
 		}
-		if ee.hint != "" {
-			fmt.Fprintln(stderr, ee.hint)
+		if ue.hint != "" {
+			fmt.Fprintln(stderr, ue.hint)
+		}
+		return exitUsage
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "kitsmith: %v\n", err)
-	if isUsageError(err) {
-		fmt.Fprintf(stderr, "Run 'kitsmith --help' for usage.\n")
-		return exitUsage
-	}
+	fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(err.Error()))
 	return exitFindings
-}
-
-// isUsageError recognises cobra's argument and command errors, which it
-// returns as plain errors.
-func isUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }

@@ -10,31 +10,39 @@ import (
 )
 
 func newVersionCmd(_ *rootOptions) *cobra.Command {
-	var format string
+	f := newFormatFlag("text", "json")
 	cmd := &cobra.Command{
 		Use:     "version",
 		Short:   "Print kitsmith's version",
 		Args:    cobra.NoArgs,
 		Example: "  kitsmith version\n  kitsmith version --format json",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.validate(); err != nil {
+				return err
+			}
 			v := version.Get()
-			switch format {
-			case "text":
+			if !f.json() {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s %s", v.Name, v.Version)
 				if v.Revision != "" {
 					fmt.Fprintf(cmd.OutOrStdout(), " (%s)", v.Revision)
 				}
 				fmt.Fprintln(cmd.OutOrStdout())
 				return nil
-			case "json":
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(v)
 			}
-			return usageErrorf("--format must be text or json, not %q", format)
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(versionJSON{FormatVersion: 1, Name: v.Name, Version: v.Version, Revision: v.Revision, Go: v.Go})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	f.AddFlags(cmd)
 	return cmd
+}
+
+// The JSON output of version: a designed shape, versioned.
+type versionJSON struct {
+	FormatVersion int    `json:"formatVersion"`
+	Name          string `json:"name"`
+	Version       string `json:"version"`
+	Revision      string `json:"revision,omitempty"`
+	Go            string `json:"go,omitempty"`
 }

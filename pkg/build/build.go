@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kitsmith/kitsmith/pkg/progress"
 	"os"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	gateway "github.com/moby/buildkit/frontend/gateway/client"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -44,9 +44,10 @@ const (
 	RouteSet Route = "set"
 )
 
-// PublishError reports a kit whose descriptor cannot be published: the
-// authored or published validation failed. Nothing was built.
-type PublishError struct {
+// DescriptorError reports a kit whose descriptor cannot be published: the
+// authored or published validation failed. Nothing was built. (It was
+// called PublishError; the publish pipeline is another thing.)
+type DescriptorError struct {
 	// Kit is the kit's display path.
 	Kit string
 	// Report holds the errors (and warnings) with their positions.
@@ -54,7 +55,7 @@ type PublishError struct {
 }
 
 // Error lists the errors with their positions.
-func (e *PublishError) Error() string {
+func (e *DescriptorError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kit %s cannot be published (%d error", e.Kit, len(e.Report.Errors))
 	if len(e.Report.Errors) != 1 {
@@ -75,34 +76,15 @@ type CheckError struct {
 	Report *artifact.Report
 }
 
-// Error lists the failed checks.
+// Error counts the failed checks; the findings are in Report (a command
+// renders them).
 func (e *CheckError) Error() string {
-	var b strings.Builder
-	n := 0
-	for _, f := range e.Report.Findings {
-		if f.Severity == artifact.SeverityFail {
-			n++
-		}
+	n := e.Report.Count(artifact.SeverityFail)
+	plural := "s"
+	if n == 1 {
+		plural = ""
 	}
-	fmt.Fprintf(&b, "the built kit image fails %d conformance check", n)
-	if n != 1 {
-		b.WriteString("s")
-	}
-	b.WriteString("; nothing was exported:")
-	for _, f := range e.Report.Findings {
-		if f.Severity != artifact.SeverityFail {
-			continue
-		}
-		b.WriteString("\n  ")
-		if f.Platform != "" {
-			b.WriteString(f.Platform + ": ")
-		}
-		fmt.Fprintf(&b, "%s: %s", f.Check, f.Message)
-		if f.Spec != "" {
-			fmt.Fprintf(&b, " [%s]", f.Spec)
-		}
-	}
-	return b.String()
+	return fmt.Sprintf("the built kit image fails %d conformance check%s; nothing was exported", n, plural)
 }
 
 // Build builds the kit k, checks the artifact and writes it to
@@ -111,7 +93,7 @@ func (e *CheckError) Error() string {
 // then fails with ErrNoSolver if it is needed. Progress goes to ev, which
 // Build closes before it returns; ev may be nil.
 //
-// An invalid kit fails with a *PublishError, a built artifact that fails
+// An invalid kit fails with a *DescriptorError, a built artifact that fails
 // the checks with a *CheckError; in both cases no output is written.
 func Build(ctx context.Context, s Solver, k *spec.Kit, o Options, ev chan<- progress.Event) (*Result, error) {
 	if ev != nil {

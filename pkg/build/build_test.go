@@ -144,14 +144,14 @@ func TestBuildRefusals(t *testing.T) {
 			name: "undeclared build arg",
 			kit:  "decl-mixin",
 			o:    Options{BuildArgs: map[string]string{"nope": "1"}},
-			want: func(err error) bool { var pe *PublishError; return errors.As(err, &pe) },
+			want: func(err error) bool { var pe *DescriptorError; return errors.As(err, &pe) },
 			msg:  `kit arg "nope" is not declared`,
 		},
 		{
 			name: "required arg missing",
 			kit:  "pinned-mixin",
 			o:    Options{},
-			want: func(err error) bool { var pe *PublishError; return errors.As(err, &pe) },
+			want: func(err error) bool { var pe *DescriptorError; return errors.As(err, &pe) },
 			msg:  `kit arg "base" is required`,
 		},
 		{

@@ -79,7 +79,7 @@ func publishKit(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *opt
 	done := p.Step(ctx, "publish", "[kitsmith] publish the descriptor of "+k.Stem)
 	pub, rep := k.Publish(opts.BuildArgs)
 	if pub == nil || !rep.OK() {
-		err := &PublishError{Kit: k.Path, Report: rep}
+		err := &DescriptorError{Kit: k.Path, Report: rep}
 		done(err)
 		return nil, nil, err
 	}

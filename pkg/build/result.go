@@ -108,7 +108,13 @@ func isAttestation(d v1.Descriptor) bool {
 // Metadata is the build's record in the shape of kitsmith's metadata file
 // (--metadata-file): the digests a publishing pipeline needs.
 type Metadata struct {
-	// SchemaVersion is the version of this shape, 1.
+	// FormatVersion is the version of this shape, 1, under the key every
+	// JSON document kitsmith writes carries.
+	FormatVersion int `json:"formatVersion"`
+	// SchemaVersion is FormatVersion's old key.
+	//
+	// Deprecated: read formatVersion; schemaVersion is written one more
+	// release.
 	SchemaVersion int `json:"schemaVersion"`
 	// Kit is the kit's stem.
 	Kit string `json:"kit"`
@@ -147,7 +153,7 @@ type MetadataManifest struct {
 // Metadata returns the result in the metadata file's shape.
 func (r *Result) Metadata() Metadata {
 	m := Metadata{
-		SchemaVersion: 1, Kit: r.Stem, Kind: r.Kind,
+		FormatVersion: 1, SchemaVersion: 1, Kit: r.Stem, Kind: r.Kind,
 		Index:      MetadataDescriptor{MediaType: string(r.Index.MediaType), Digest: r.Index.Digest.String(), Size: r.Index.Size},
 		Manifests:  []MetadataManifest{},
 		References: []string{},

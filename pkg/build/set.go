@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"path"
-	"regexp"
 	"slices"
 
 	"github.com/google/go-containerregistry/pkg/v1"
@@ -17,9 +16,6 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// argRefRE matches a ${{ kit.args.NAME }} reference; group 1 is NAME.
-var argRefRE = regexp.MustCompile(`\$\{\{\s*kit\.args\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
-
 // buildSet merges a kind: set in-process: every listed kit is resolved in
 // its registry, their declarations are merged and their layers reused as
 // they are, with the set's own staged sources on top.
@@ -28,13 +24,13 @@ func buildSet(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *optio
 	done := p.Step(ctx, "publish", "[kitsmith] check the set "+k.Stem)
 	rep := k.Validate()
 	if !rep.OK() {
-		err := &PublishError{Kit: k.Path, Report: rep}
+		err := &DescriptorError{Kit: k.Path, Report: rep}
 		done(err)
 		return nil, err
 	}
 	values, errs := spec.ResolveArgs(d.Args, spec.PhaseBuild, opts.BuildArgs)
 	if len(errs) > 0 {
-		err := &PublishError{Kit: k.Path, Report: &spec.Report{Errors: errs}}
+		err := &DescriptorError{Kit: k.Path, Report: &spec.Report{Errors: errs}}
 		done(err)
 		return nil, err
 	}
@@ -42,9 +38,7 @@ func buildSet(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *optio
 
 	members := make([]*member, len(d.Kits))
 	for i, kr := range d.Kits {
-		ref := argRefRE.ReplaceAllStringFunc(kr.Ref, func(m string) string {
-			return values[argRefRE.FindStringSubmatch(m)[1]]
-		})
+		ref := spec.ExpandArgRefs(kr.Ref, func(name string) (string, bool) { return values[name], true })
 		done := p.Step(ctx, fmt.Sprintf("resolve-%d", i), "[kitsmith] resolve "+ref)
 		m, err := resolveMember(ctx, i, ref, kr, opts)
 		if err == nil {
@@ -188,7 +182,7 @@ func publishOwn(k *spec.Kit, kind string, listed []*member, opts *options) (*spe
 	pk.Files = k.Files
 	pub, rep := pk.Publish(opts.BuildArgs)
 	if pub == nil || !rep.OK() {
-		return nil, &PublishError{Kit: k.Path, Report: rep}
+		return nil, &DescriptorError{Kit: k.Path, Report: rep}
 	}
 	return pub, nil
 }
@@ -260,48 +254,17 @@ func checkStems(stem string, members []*member) error {
 // kits that require or integrate them; ties keep the listed order. A
 // dependency cycle is an error.
 func orderMembers(members []*member) ([]*member, error) {
-	n := len(members)
-	after := make([][]int, n) // after[i]: kits that depend on i
-	indeg := make([]int, n)
+	cs := make([]spec.Contribution, len(members))
 	for i, m := range members {
-		seen := map[int]bool{}
-		for _, entries := range [][]string{m.desc.Requires, m.desc.Integrates} {
-			for _, s := range entries {
-				for j, o := range members {
-					if j == i || seen[j] || !satisfiedWithin(versionedProvides(o.desc), s) {
-						continue
-					}
-					seen[j] = true
-					after[j] = append(after[j], i)
-					indeg[i]++
-				}
-			}
-		}
+		cs[i] = spec.Contribution{Who: m.ref, Descriptor: m.desc}
 	}
-	var out []*member
-	done := make([]bool, n)
-	for len(out) < n {
-		next := -1
-		for i := range members {
-			if !done[i] && indeg[i] == 0 {
-				next = i
-				break
-			}
-		}
-		if next < 0 {
-			var stuck []string
-			for i, m := range members {
-				if !done[i] {
-					stuck = append(stuck, m.ref)
-				}
-			}
-			return nil, fmt.Errorf("the set's kits depend on each other in a circle (%v); one of those requires has to go", stuck)
-		}
-		done[next] = true
-		out = append(out, members[next])
-		for _, j := range after[next] {
-			indeg[j]--
-		}
+	order, err := spec.DependencyOrder(cs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*member, len(order))
+	for i, j := range order {
+		out[i] = members[j]
 	}
 	return out, nil
 }

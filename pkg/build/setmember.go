@@ -256,9 +256,9 @@ func (m *member) applyArgs(supplied map[string]string, setArgs map[string]spec.A
 			}
 			continue
 		}
-		if sub := argRefRE.FindStringSubmatch(v); sub != nil && sub[0] == v {
-			if _, declared := setArgs[sub[1]]; !declared {
-				return fmt.Errorf("kits[].args re-exports %q as the set's arg %q, which the set does not declare", n, sub[1])
+		if refs := spec.FindArgRefs(v); len(refs) == 1 && refs[0].Start == 0 && refs[0].End == len(v) {
+			if _, declared := setArgs[refs[0].Name]; !declared {
+				return fmt.Errorf("kits[].args re-exports %q as the set's arg %q, which the set does not declare", n, refs[0].Name)
 			}
 			if a.Env != "" {
 				return fmt.Errorf("its arg %q exports %s and is re-exported rather than given a value; the merged kit cannot hold a variable whose value arrives at create, so give it a literal value", n, a.Env)
@@ -280,10 +280,10 @@ func (m *member) applyArgs(supplied map[string]string, setArgs map[string]spec.A
 	if err != nil {
 		return err
 	}
-	for _, ref := range argRefRE.FindAllStringSubmatch(string(j), -1) {
-		if _, ok := values[ref[1]]; !ok {
-			if _, own := decls[ref[1]]; own {
-				return fmt.Errorf("its arg %q has no value or default; give it one in kits[].args", ref[1])
+	for _, ref := range spec.FindArgRefs(string(j)) {
+		if _, ok := values[ref.Name]; !ok {
+			if _, own := decls[ref.Name]; own {
+				return fmt.Errorf("its arg %q has no value or default; give it one in kits[].args", ref.Name)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -75,10 +76,15 @@ func (m marker) String() string { return fmt.Sprintf("%s:%d %s", m.File, m.Line,
 
 var wantRE = regexp.MustCompile(`#\s*want:\s*([a-z0-9/, -]+?)\s*$`)
 
-// markers parses the want markers of every source file of k.
+// markers parses the want markers of every source file of k, and of the
+// kit files its descriptor names (agent-context contentFile bodies).
 func markers(k *spec.Kit) []marker {
 	var out []marker
-	for file, src := range k.SourceFiles() {
+	files := k.SourceFiles()
+	for name, body := range k.Files {
+		files[path.Join(k.Dir, name)] = body
+	}
+	for file, src := range files {
 		lines := strings.Split(string(src), "\n")
 		var pending []string // rules of whole-line markers waiting for their line
 		for i, line := range lines {

@@ -27,7 +27,8 @@ type Input struct {
 	// Files are every lifecycle file.
 	Files []*LifecycleFile
 	// Entries are the descriptor's ordinary capability entries, group
-	// members included.
+	// members included, with types in the older com.docker.runtime
+	// namespace spelled as their com.docker.sandbox equivalents.
 	Entries []spec.Entry
 
 	hasLongRunning bool
@@ -36,7 +37,8 @@ type Input struct {
 	yamlOrigins    []spec.LineOrigin
 	hosts          []hostEntry
 	injects        []injectDomain
-	cached         map[string]bool // which of yaml, hosts, injects are computed
+	runs           []runScript
+	cached         map[string]bool // which of yaml, hosts, injects, runs are computed
 }
 
 // source returns the text of one of the kit's source files.
@@ -83,10 +85,21 @@ type Hook struct {
 	Script *Script
 	// Argv is the argument vector of a direct exec hook.
 	Argv []string
+	// Via is the path of the lifecycle file the hook runs, when this Hook
+	// stands for that staged script: its Script is the file's content and
+	// it runs with the invoking hook's env, user and phase.
+	Via string
 }
 
-// Label names the hook in messages: "install hook #1".
-func (h *Hook) Label() string { return fmt.Sprintf("%s hook #%d", h.Phase, h.Index+1) }
+// Label names the hook in messages as spec errors and field paths number
+// it, from 0: "hook install[0]", or "hook install[0] (running
+// /opt/kit/bootstrap.sh)" for a staged script.
+func (h *Hook) Label() string {
+	if h.Via != "" {
+		return fmt.Sprintf("hook %s[%d] (running %s)", h.Phase, h.Index, h.Via)
+	}
+	return fmt.Sprintf("hook %s[%d]", h.Phase, h.Index)
+}
 
 // Declares reports whether the hook lists name in its env.
 func (h *Hook) Declares(name string) bool {
@@ -118,6 +131,9 @@ func NewInput(k *spec.Kit) *Input {
 	in := &Input{Kit: k, sources: k.SourceFiles(), cached: map[string]bool{}}
 	if k.Descriptor != nil {
 		in.Entries = k.Descriptor.Entries()
+		for i := range in.Entries { // com.docker.runtime spellings get the same rules
+			in.Entries[i].Type = spec.CanonicalType(in.Entries[i].Type)
+		}
 	}
 	in.Recipe = in.parseRecipe()
 	for _, e := range in.Entries {
@@ -148,7 +164,67 @@ func NewInput(k *spec.Kit) *Input {
 			in.Files = append(in.Files, lf)
 		}
 	}
+	in.Hooks = append(in.Hooks, in.stagedScripts()...)
 	return in
+}
+
+// stagedScripts returns a Hook for every lifecycle file a hook runs as a
+// script (bash /opt/kit/setup.sh, sh setup.sh, . /etc/profile.d/x.sh,
+// /opt/kit/setup.sh), so that the hook rules see inside it.
+func (in *Input) stagedScripts() []*Hook {
+	if len(in.Files) == 0 {
+		return nil
+	}
+	var out []*Hook
+	for _, h := range in.Hooks {
+		seen := map[*LifecycleFile]bool{}
+		for _, c := range hookCommands(h) {
+			f := in.scriptRun(c)
+			if f == nil || seen[f] {
+				continue
+			}
+			seen[f] = true
+			script := f.Script
+			if script == nil {
+				script = parseScript(f.Content, in.Kit.ValuePos(f.Field+".content"))
+			}
+			if script == nil {
+				continue
+			}
+			out = append(out, &Hook{Phase: h.Phase, Index: h.Index, Field: f.Field, Hook: spec.Hook{Env: h.Env, User: h.User,
+				Background: h.Background}, Script: script, Via: f.Path})
+		}
+	}
+	return out
+}
+
+// scriptRun returns the lifecycle file command c runs as a script, or nil:
+// the file itself, or the first operand of a shell or of . and source.
+func (in *Input) scriptRun(c Command) *LifecycleFile {
+	target := c.Name
+	switch c.Name {
+	case "sh", "bash", "dash", "ash", "zsh", ".", "source":
+		target = ""
+		for _, a := range c.Args {
+			if a == "-c" {
+				return nil // the script is inline, not a file
+			}
+			if a != "" && !strings.HasPrefix(a, "-") {
+				target = a
+				break
+			}
+		}
+	}
+	if target == "" {
+		return nil
+	}
+	for _, f := range in.Files {
+		p := in.withDefaults(f.Path)
+		if p == target || !strings.Contains(target, "/") && base(p) == target || strings.HasSuffix(target, "/"+base(p)) && base(p) != "" {
+			return f
+		}
+	}
+	return nil
 }
 
 // HasLongRunning reports whether the kit declares long-running@1.

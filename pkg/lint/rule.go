@@ -72,8 +72,10 @@ type Rule struct {
 	Rationale string
 	// Fix says what to write instead.
 	Fix string
-	// Check inspects one kit and returns what it finds. RuleID and
-	// Severity of the returned findings are filled in by the runner.
+	// Check inspects one kit and returns what it finds. RuleID of the
+	// returned findings is filled in by the runner, and Severity when the
+	// finding leaves it zero (a rule may rank findings below or above its
+	// default; configuration still overrides both).
 	Check func(in *Input) []Finding
 }
 

@@ -12,20 +12,27 @@ func DefaultRules() []*Rule {
 	return []*Rule{
 		argRefInComment,
 		backgroundWithoutLongRunning,
+		egressNotAllowed,
 		hookEnvUndeclared,
 		hookMissingDockerHost,
 		hookMissingProxyEnv,
 		hostDockerInternal,
 		licenseNotSPDX,
+		lifecycleFileWithoutContent,
 		literalSecret,
 		missingMetadata,
+		missingSyntaxLine,
 		mixedSpecVocabulary,
 		portTrustBoundary,
 		proxyEnvOverride,
+		sshAgentUndeclared,
 		unpinnedBaseImage,
 		unpinnedSetKit,
 		unsizedVolume,
+		unusedArg,
+		unverifiedDownload,
 		wildcardAllow,
+		yaml11Boolean,
 	}
 }
 
@@ -44,6 +51,10 @@ type hostEntry struct {
 	Field   string
 	Bounded bool
 	Type    string
+	// Methods and Paths bound a network-policy@2 entry.
+	Methods, Paths []string
+	// Entry is the dotted path of the network-policy entry.
+	Entry string
 }
 
 // describe names the entry in messages, with its value under the arg
@@ -61,12 +72,11 @@ func (in *Input) withDefaults(s string) string {
 	if !strings.Contains(s, "${{") {
 		return s
 	}
-	return argRefRE.ReplaceAllStringFunc(s, func(m string) string {
-		name := argRefRE.FindStringSubmatch(m)[1]
+	return spec.ExpandArgRefs(s, func(name string) (string, bool) {
 		if a, ok := in.Kit.Descriptor.Args[name]; ok && a.Default != nil {
-			return *a.Default
+			return *a.Default, true
 		}
-		return m
+		return "", false
 	})
 }
 
@@ -105,7 +115,7 @@ func (in *Input) collectHosts() []hostEntry {
 							hf = fmt.Sprintf("%s.hosts[%d]", f, h)
 						}
 						out = append(out, hostEntry{Phase: phase, List: l.name, Host: host, Value: in.withDefaults(host),
-							Field: hf, Bounded: en.Bounded(), Type: e.Type})
+							Field: hf, Bounded: en.Bounded(), Type: e.Type, Methods: en.Methods, Paths: en.Paths, Entry: e.Field()})
 					}
 				}
 			}

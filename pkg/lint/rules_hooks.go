@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -42,9 +43,17 @@ var hookEnvUndeclared = &Rule{
 	},
 }
 
-// envListHint shows the hook's env: list with name added.
+// envListHint shows the hook's env: list with names added. Entries that
+// are no variable name (HTTP_PROXY=http://…, which env: cannot hold) are
+// left out, so the fix is valid as written.
 func envListHint(h *Hook, names ...string) string {
-	list := append(append([]string(nil), h.Env...), names...)
+	var list []string
+	for _, e := range h.Env {
+		if isVarName(e) && !slices.Contains(names, e) {
+			list = append(list, e)
+		}
+	}
+	list = append(list, names...)
 	return "env: [" + strings.Join(list, ", ") + "]"
 }
 
@@ -200,9 +209,13 @@ var hookMissingDockerHost = &Rule{
 	Severity: SeverityWarning,
 	Summary:  "A lifecycle hook runs docker without DOCKER_HOST in its env: list.",
 	Rationale: "The sandbox's Docker engine is announced to processes in DOCKER_HOST. Hook environments are " +
-		"deny-by-default, so docker in a hook without it looks for the default socket and fails to connect.",
+		"deny-by-default, so docker in a hook without it looks for the default socket and fails to connect. " +
+		"A Docker-in-Docker kit whose hooks start their own dockerd on the default socket needs no DOCKER_HOST.",
 	Fix: "Add DOCKER_HOST to the hook's env: list.",
 	Check: func(in *Input) []Finding {
+		if startsOwnDockerd(in) {
+			return nil // Docker-in-Docker on the default socket needs no DOCKER_HOST
+		}
 		var out []Finding
 		for _, h := range in.Hooks {
 			if h.Declares("DOCKER_HOST") || h.Script != nil && setsVar(h.Script, "DOCKER_HOST") {
@@ -219,6 +232,29 @@ var hookMissingDockerHost = &Rule{
 		}
 		return out
 	},
+}
+
+// startsOwnDockerd reports a Docker-in-Docker kit: a hook starts dockerd
+// on its default socket (no -H or --host), which docker then finds without
+// DOCKER_HOST, as in the specification's builder example.
+func startsOwnDockerd(in *Input) bool {
+	for _, h := range in.Hooks {
+		for _, c := range hookCommands(h) {
+			if c.Name != "dockerd" {
+				continue
+			}
+			custom := false
+			for _, a := range c.Args {
+				if a == "-H" || a == "--host" || strings.HasPrefix(a, "-H=") || strings.HasPrefix(a, "--host=") || strings.HasPrefix(a, "-Hunix") {
+					custom = true
+				}
+			}
+			if !custom {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // setsVar reports whether the script assigns name with a value.
@@ -275,16 +311,28 @@ func longLived(c Command) (service, detached bool) {
 	case "npm", "yarn", "pnpm":
 		return c.Sub() == "start" || c.Sub() == "run" && (c.HasArg("dev") || c.HasArg("serve") || c.HasArg("start")), false
 	}
+	if shortLived[c.Name] {
+		// git checkout --detach detaches HEAD, not a process; git
+		// daemon is the one server among these.
+		return c.Name == "git" && c.Sub() == "daemon", false
+	}
 	for _, a := range append([]string{c.Name}, c.Args...) {
 		switch a {
 		case "serve", "server", "daemon":
 			return true, false
-		case "--daemon", "--detach":
+		case "--daemon":
 			return true, true
 		}
 	}
 	return false, false
 }
+
+// shortLived are programs that run to completion whatever their flags say
+// (git checkout --detach, git worktree add --detach): never a service,
+// even sent to the background.
+var shortLived = map[string]bool{"git": true, "sleep": true, "curl": true, "wget": true, "cp": true, "mv": true, "rm": true,
+	"mkdir": true, "chown": true, "chmod": true, "echo": true, "printf": true, "touch": true, "tar": true, "unzip": true,
+	"sed": true, "ln": true, "cat": true, "tee": true, "true": true, "test": true}
 
 var backgroundWithoutLongRunning = &Rule{
 	ID:       "background-without-long-running",
@@ -306,7 +354,7 @@ var backgroundWithoutLongRunning = &Rule{
 			}
 			for _, c := range hookCommands(h) {
 				service, detached := longLived(c)
-				if c.Background { // cmd & or nohup cmd: kept running on purpose
+				if c.Background && !shortLived[c.Name] { // cmd & or nohup cmd: kept running on purpose
 					service, detached = true, true
 				}
 				if !service || !(h.Background || detached) {

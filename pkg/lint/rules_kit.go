@@ -3,10 +3,12 @@ package lint
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/distribution/reference"
 	"github.com/github/go-spdx/v2/spdxexp"
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -16,8 +18,9 @@ var unpinnedBaseImage = &Rule{
 	Severity: SeverityWarning,
 	Summary:  "A recipe FROM names an image by tag, without an @sha256: digest.",
 	Rationale: "A tag moves: the same recipe builds different content tomorrow, so the kit is not reproducible. " +
-		"A mixin's published layers are the diff between its build and its base, which only means something " +
-		"against a base pinned by digest. FROM scratch and FROM <an earlier stage> are pinned.",
+		"A mixin's published layers are the diff between its build and the base its final stage builds on, which " +
+		"only means something against a base pinned by digest (a mixin whose final stage is FROM scratch is " +
+		"exported as built, with no diff). FROM scratch and FROM <an earlier stage> are pinned.",
 	Fix: "Pin the base: FROM image:tag@sha256:<digest> (crane digest image:tag, or docker buildx imagetools inspect image:tag).",
 	Check: func(in *Input) []Finding {
 		d := in.Recipe
@@ -26,6 +29,7 @@ var unpinnedBaseImage = &Rule{
 		}
 		args := map[string]string{}
 		stages := map[string]bool{}
+		lower := overlayBase(d)
 		var out []Finding
 		seenFrom := false
 		for _, n := range d.Instructions() {
@@ -53,7 +57,7 @@ var unpinnedBaseImage = &Rule{
 					continue
 				}
 				why := "the build is not reproducible"
-				if in.Kit.Descriptor.Kind == spec.KindMixin {
+				if in.Kit.Descriptor.Kind == spec.KindMixin && n == lower {
 					why = "a mixin's overlay is the diff against its base, which needs a base pinned by digest"
 				}
 				shown := written
@@ -66,6 +70,37 @@ var unpinnedBaseImage = &Rule{
 		}
 		return out
 	},
+}
+
+// overlayBase returns the FROM instruction whose image a mixin's overlay
+// is diffed against: the final stage's, following FROM <stage> back to
+// the stage that names an image. It is nil when the chain ends in FROM
+// scratch (the stage is exported as built, no diff) or the recipe has no
+// FROM.
+func overlayBase(d *Dockerfile) *parser.Node {
+	froms := map[string]*parser.Node{} // stage name → its FROM
+	var last *parser.Node
+	for _, n := range d.Instructions() {
+		if !strings.EqualFold(n.Value, "from") || n.Next == nil {
+			continue
+		}
+		last = n
+		if as := n.Next.Next; as != nil && strings.EqualFold(as.Value, "as") && as.Next != nil {
+			froms[strings.ToLower(as.Next.Value)] = n
+		}
+	}
+	for seen := 0; last != nil && seen <= len(froms); seen++ {
+		image := strings.ToLower(last.Next.Value)
+		if image == "scratch" {
+			return nil
+		}
+		stage, ok := froms[image]
+		if !ok || stage == last {
+			return last
+		}
+		last = stage
+	}
+	return last
 }
 
 // digested reports an image reference pinned by digest.
@@ -99,21 +134,25 @@ var unpinnedSetKit = &Rule{
 	Rationale: "A set is built from the kits it lists as they are at build time. Without a digest, rebuilding the set " +
 		"can silently pick up different content (and different permissions) than the version that was reviewed; " +
 		"latest moves with every push.",
-	Fix: "Pin each kit: add digest: sha256:<…> (or ref: repo:tag@sha256:<…>), and name a version tag rather than latest.",
+	Fix: "Pin each kit: add digest: sha256:<…> (or ref: repo:tag@sha256:<…>), and name a version tag rather than latest. A ref built from ${{ kit.args.NAME }} is judged with the arg's default.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for i, k := range in.Kit.Descriptor.Kits {
 			f := fmt.Sprintf("kits[%d].ref", i)
-			named, err := reference.ParseNormalizedNamed(k.Ref)
+			ref, shown := in.withDefaults(k.Ref), k.Ref
+			if ref != k.Ref {
+				shown = fmt.Sprintf("%s (%s with the args' defaults)", k.Ref, ref)
+			}
+			named, err := reference.ParseNormalizedNamed(ref)
 			if err != nil {
-				continue // spec validation reports it
+				continue // spec validation reports it; or an arg without a default
 			}
 			_, hasDigest := named.(reference.Digested)
 			hasDigest = hasDigest || k.Digest != ""
 			tagged, hasTag := named.(reference.Tagged)
 			switch {
 			case hasTag && tagged.Tag() == "latest":
-				fd := in.at(f, "kits[%d] names %s by the latest tag, which moves with every push", i, k.Ref)
+				fd := in.at(f, "kits[%d] names %s by the latest tag, which moves with every push", i, shown)
 				fd.Fix = "name a version tag (repo:1.2.3)"
 				if !hasDigest {
 					fd.Fix += " and pin it with digest: sha256:<…>"
@@ -124,8 +163,8 @@ var unpinnedSetKit = &Rule{
 				if !hasTag {
 					what = "an implicit latest tag"
 				}
-				fd := in.at(f, "kits[%d] names %s by %s, without a digest; rebuilding the set can pick up different content", i, k.Ref, what)
-				fd.Fix = "add digest: sha256:<…> to this entry (crane digest " + k.Ref + ")"
+				fd := in.at(f, "kits[%d] names %s by %s, without a digest; rebuilding the set can pick up different content", i, shown, what)
+				fd.Fix = "add digest: sha256:<…> to this entry (crane digest " + ref + ")"
 				out = append(out, fd)
 			}
 		}
@@ -157,38 +196,68 @@ var unsizedVolume = &Rule{
 var missingMetadata = &Rule{
 	ID:       "missing-metadata",
 	Severity: SeverityWarning,
-	Summary:  "The descriptor lacks version, sourceUrl, licenses or description.",
+	Summary:  "The published image would lack an org.opencontainers.image.* annotation that version, sourceUrl, licenses or description gives it.",
 	Rationale: "These fields become the image's org.opencontainers.image.* annotations, which registries and kit " +
-		"pickers display; without them users cannot tell which version they run, where it comes from or its license.",
+		"pickers display; without them users cannot tell which version they run, where it comes from or its license. " +
+		"The version annotation comes from version:, or else from the one version every versioned provides entry " +
+		"agrees on, so a kit whose provides are versioned alike is not missing it.",
 	Fix: "Add the missing fields at the top of the descriptor.",
 	Check: func(in *Input) []Finding {
 		d := in.Kit.Descriptor
-		var missing []string
+		type gap struct{ annotation, field, example string }
+		var gaps []gap
+		versionWhy := ""
 		if d.Version == "" {
-			missing = append(missing, "version")
+			switch versions := in.providedVersions(); len(versions) {
+			case 1: // derived from the provides
+			case 0:
+				gaps = append(gaps, gap{"version", "version", `version: "1.0.0"`})
+			default:
+				versionWhy = fmt.Sprintf(" (no version: field, and the versioned provides disagree: %s)", strings.Join(versions, ", "))
+				gaps = append(gaps, gap{"version", "version", `version: "<the kit's own version>"`})
+			}
 		}
 		if d.SourceURL == "" {
-			missing = append(missing, "sourceUrl")
+			gaps = append(gaps, gap{"source", "sourceUrl", "sourceUrl: https://github.com/<org>/<repo>"})
 		}
 		if len(d.Licenses) == 0 {
-			missing = append(missing, "licenses")
+			gaps = append(gaps, gap{"licenses", "licenses", "licenses: [Apache-2.0]"})
 		}
 		if d.Description == "" {
-			missing = append(missing, "description")
+			gaps = append(gaps, gap{"description", "description", "description: <what the kit adds to a sandbox>"})
 		}
-		if len(missing) == 0 {
+		if len(gaps) == 0 {
 			return nil
 		}
-		examples := map[string]string{"version": `version: "1.0.0"`, "sourceUrl": "sourceUrl: https://github.com/<org>/<repo>",
-			"licenses": "licenses: [Apache-2.0]", "description": "description: <what the kit adds to a sandbox>"}
-		var add []string
-		for _, m := range missing {
-			add = append(add, examples[m])
+		var absent, add []string
+		for _, g := range gaps {
+			a := fmt.Sprintf("org.opencontainers.image.%s (from %s)", g.annotation, g.field)
+			if g.field == "version" {
+				a += versionWhy
+			}
+			absent = append(absent, a)
+			add = append(add, g.example)
 		}
 		return []Finding{{Range: in.Kit.KeyPosOf("kind"),
-			Message: fmt.Sprintf("the descriptor has no %s; these fields become the image's OCI annotations, which registries and kit pickers display", strings.Join(missing, ", ")),
+			Message: fmt.Sprintf("the published image would have no %s; registries and kit pickers display these annotations", strings.Join(absent, ", ")),
 			Fix:     "add at the top level: " + strings.Join(add, "; ")}}
 	},
+}
+
+// providedVersions returns the distinct versions of the versioned provides
+// entries outside deb/ and apk/, as publishing would see them (arg
+// references replaced by the args' defaults), in order: one means the
+// version annotation is derived from them.
+func (in *Input) providedVersions() []string {
+	var out []string
+	for _, p := range in.Kit.Descriptor.Provides {
+		name, ver, ok := strings.Cut(in.withDefaults(strings.TrimSpace(p)), "@")
+		if !ok || ver == "" || spec.IsDerivedName(name) || slices.Contains(out, ver) {
+			continue
+		}
+		out = append(out, ver)
+	}
+	return out
 }
 
 var licenseNotSPDX = &Rule{
@@ -232,8 +301,6 @@ func suggestLicense(l string) (string, bool) {
 	return "", false
 }
 
-var argRefRE = regexp.MustCompile(`\$\{\{\s*kit\.args\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
-
 var argRefInComment = &Rule{
 	ID:       "arg-ref-in-comment",
 	Severity: SeverityWarning,
@@ -245,11 +312,11 @@ var argRefInComment = &Rule{
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for _, c := range in.yamlComments() {
-			for _, m := range argRefRE.FindAllStringSubmatchIndex(c.text, -1) {
-				p := spec.Pos{File: c.pos.File, Line: c.pos.Line, Col: c.pos.Col + m[0]}
-				out = append(out, Finding{Range: rangeWidth(p, m[1]-m[0]),
-					Message: fmt.Sprintf("comment holds %s, which the specification counts as a reference to arg %q even in a comment", c.text[m[0]:m[1]], c.text[m[2]:m[3]]),
-					Fix:     fmt.Sprintf("write kit.args.%s without the ${{ }} in the comment, or remove it", c.text[m[2]:m[3]])})
+			for _, m := range spec.FindArgRefs(c.text) {
+				p := spec.Pos{File: c.pos.File, Line: c.pos.Line, Col: c.pos.Col + m.Start}
+				out = append(out, Finding{Range: rangeWidth(p, m.End-m.Start),
+					Message: fmt.Sprintf("comment holds %s, which the specification counts as a reference to arg %q even in a comment", c.text[m.Start:m.End], m.Name),
+					Fix:     fmt.Sprintf("write kit.args.%s without the ${{ }} in the comment, or remove it", m.Name)})
 			}
 		}
 		return out

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -81,6 +82,7 @@ var literalSecret = &Rule{
 		s.recipe()
 		s.acpEnv()
 		s.knownTokens()
+		s.contextFiles()
 		sort.SliceStable(s.out, func(i, j int) bool { return s.out[i].Range.Start.Before(s.out[j].Range.Start) })
 		return s.out
 	},
@@ -133,8 +135,30 @@ func (s *secretScan) knownTokens() {
 	}
 }
 
+// contextFiles scans the agent-context contentFile bodies, which build
+// stages into the image: known token formats and secret-looking pairs.
+func (s *secretScan) contextFiles() {
+	k := s.in.Kit
+	for _, name := range slices.Sorted(maps.Keys(k.Files)) {
+		file, body := path.Join(k.Dir, name), string(k.Files[name])
+		where := "context file " + name
+		pos := func(line, col int) spec.Pos { return spec.Pos{File: file, Line: line, Col: col} }
+		if _, loc := findToken(body); loc != nil {
+			for i, line := range strings.Split(body, "\n") {
+				if kind, loc := findToken(line); loc != nil && !placeholder(line[loc[0]:loc[1]]) {
+					s.report(rangeWidth(pos(i+1, loc[0]+1), loc[1]-loc[0]), where, kind, line[loc[0]:loc[1]])
+				}
+			}
+		}
+		s.pairs(body, pos, where)
+	}
+}
+
 func (s *secretScan) hooks() {
 	for _, h := range s.in.Hooks {
+		if h.Via != "" {
+			continue // a staged script is a lifecycle file: files() scans it
+		}
 		if h.Script != nil {
 			for _, a := range h.Script.Assignments() {
 				if a.Literal && a.Word != nil && secretKeyRE.MatchString(a.Name) && secretLike(a.Value, s.sentinels) {
@@ -334,4 +358,55 @@ func sentinelValues(in *Input) map[string]bool {
 		out[c.OAuth.Sentinels.RefreshToken] = true
 	}
 	return out
+}
+
+// Redact returns a source line as a report may show it: every secret in it
+// replaced by asterisks of the same length after its first characters (at
+// most a quarter of it), so that columns and carets stay right. It masks
+// known token formats, secret-looking name/value pairs and PEM blocks
+// wherever they are, and the spans given as 1-based [start, end) byte
+// columns (where literal-secret findings point). Formatters apply it to
+// every excerpt: a finding of another rule, or a YAML syntax error, can
+// show a line that holds a secret.
+func Redact(line string, spans ...[2]int) string {
+	b := []byte(line)
+	hide := func(from, to int) {
+		from, to = max(from, 0), min(to, len(b))
+		for from < to && (b[from] == '"' || b[from] == '\'') {
+			from++
+		}
+		for to > from && (b[to-1] == '"' || b[to-1] == '\'') {
+			to--
+		}
+		if strings.HasPrefix(string(b[from:to]), "-----BEGIN") {
+			return // a PEM header names the block; its body is the secret
+		}
+		keep := min(4, (to-from)/4)
+		for i := from + keep; i < to; i++ {
+			b[i] = '*'
+		}
+	}
+	for _, sp := range spans {
+		hide(sp[0]-1, sp[1]-1)
+	}
+	for _, t := range tokenFormats {
+		for _, p := range t.prefixes {
+			if strings.Contains(line, p) {
+				for _, loc := range t.re.FindAllStringIndex(line, -1) {
+					if !placeholder(line[loc[0]:loc[1]]) {
+						hide(loc[0], loc[1])
+					}
+				}
+				break
+			}
+		}
+	}
+	if mayHoldPair(line) {
+		for _, m := range secretPairRE.FindAllStringSubmatchIndex(line, -1) {
+			if secretLike(line[m[4]:m[5]], nil) {
+				hide(m[4], m[5])
+			}
+		}
+	}
+	return string(b)
 }

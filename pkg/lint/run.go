@@ -226,7 +226,10 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
 				continue
 			}
 			for _, f := range r.Check(in) {
-				f.RuleID, f.Severity = r.ID, r.Severity
+				f.RuleID = r.ID
+				if f.Severity == 0 { // a rule may rank its findings itself
+					f.Severity = r.Severity
+				}
 				if f.Fix == "" {
 					f.Fix = r.Fix
 				}

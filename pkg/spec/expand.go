@@ -94,19 +94,15 @@ type expander struct {
 // replace substitutes owned references in s as text.
 func (x *expander) replace(s string) (string, error) {
 	var err error
-	out := argRef.ReplaceAllStringFunc(s, func(m string) string {
-		name := argRef.FindStringSubmatch(m)[1]
+	out := ExpandArgRefs(s, func(name string) (string, bool) {
 		if !x.owns(name) {
-			return m
+			return "", false
 		}
 		v, ok := x.values[name]
-		if !ok {
-			if err == nil {
-				err = errors.New(unresolvedMsg(x.phase, name))
-			}
-			return m
+		if !ok && err == nil {
+			err = errors.New(unresolvedMsg(x.phase, name))
 		}
-		return v
+		return v, ok
 	})
 	return out, err
 }

@@ -275,6 +275,27 @@ capabilities:
 			{Code: "acp-agent-unique", Ref: "acp@1/agent-unique", Field: "capabilities[1].config.agent", Pos: "10:21", Fix: "keep one entry per agent"},
 		},
 	},
+	{rule: "acp@1/optional-for-compatibility", desc: "valid: a member of an optional group inherits optional",
+		src: `kind: mixin
+capabilities:
+  - group:
+      optional: true
+      capabilities:
+        - type: com.docker.sandbox/acp@1
+          config: {agent: claude, command: claude-agent-acp}
+`},
+	{rule: "acp@1/optional-for-compatibility", desc: "warning: a member of a required group; the fix goes on the group",
+		src: `kind: mixin
+capabilities:
+  - group:
+      capabilities:
+        - type: com.docker.sandbox/acp@1
+          config: {agent: claude, command: claude-agent-acp}
+`,
+		want: []diagnostic{
+			{Code: "acp-optional", Ref: "acp@1/optional-for-compatibility", Field: "capabilities[0].group", Pos: "6:7", Fix: "set optional: true on its group", Warn: true},
+		},
+	},
 	{rule: "acp@1/optional-for-compatibility", desc: "warning: required adapter",
 		src: `kind: mixin
 capabilities:

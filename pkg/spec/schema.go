@@ -356,10 +356,10 @@ func coerce(doc *document, root any, leaves []*jsonschema.ValidationError) bool 
 			nv = deleteMarker{}
 		case contains(t.Want, "string") && (t.Got == "number" || t.Got == "integer" || t.Got == "boolean"):
 			nv = node.Value
-		case contains(t.Want, "boolean") && t.Got == "string" && node.Style == 0:
+		case contains(t.Want, "boolean") && t.Got == "string":
 			b, ok := yaml11Bool(node.Value)
-			if !ok {
-				continue
+			if !ok || node.Style != 0 && strings.EqualFold(node.Value, strconv.FormatBool(b)) {
+				continue // yaml.v3 reads a quoted "true" as a string, a quoted "yes" as true
 			}
 			nv = b
 		default:
@@ -372,8 +372,8 @@ func coerce(doc *document, root any, leaves []*jsonschema.ValidationError) bool 
 	return changed
 }
 
-// isLabel reports a capability or group name/description or source
-// field, which the reference model requires to be written as YAML strings.
+// isLabel reports a capability or group name or a source field, which the
+// reference model requires to be written as YAML strings.
 func isLabel(loc []string) bool {
 	n := len(loc)
 	if n < 2 {
@@ -382,7 +382,10 @@ func isLabel(loc []string) bool {
 	last := loc[n-1]
 	for _, t := range loc {
 		if t == "capabilities" {
-			return last == "name" || last == "description" || last == "optional" || loc[n-2] == "source"
+			// The reference decoder reads any scalar as a description
+			// and YAML 1.1 booleans as optional; only name must be a
+			// YAML string.
+			return last == "name" || loc[n-2] == "source"
 		}
 	}
 	return false

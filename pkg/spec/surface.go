@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 )
@@ -69,7 +70,8 @@ func (s *Surface) add(c Capability) {
 		s.addSSHAgent(c)
 	case TypeVolume:
 		if p, ok := c.Config["path"].(string); ok {
-			s.StoragePaths = append(s.StoragePaths, p)
+			// volume@1 identity is the cleaned path
+			s.StoragePaths = append(s.StoragePaths, path.Clean(p))
 		}
 	case TypeHostMount:
 		if p, ok := c.Config["path"].(string); ok {
@@ -298,7 +300,7 @@ func (s *Surface) Widenings(candidate *Surface) []Widening {
 	add("ports", setDiff(c.Ports, g.Ports))
 	add("usb", setDiff(c.USB, g.USB))
 	if c.Privileged && !g.Privileged {
-		out = append(out, Widening{Category: "privileged", Detail: "requests privileged execution"})
+		out = append(out, Widening{Category: "privileged", Detail: PrivilegedGrant})
 	}
 	add("services", setDiff(c.Services, g.Services))
 	return out

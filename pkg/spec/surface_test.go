@@ -74,7 +74,7 @@ capabilities:
 		CredentialsInstall:      []string{"github", "npm"},
 		CredentialsRuntime:      []string{"github"},
 		SSHAgent:                []string{"install", "runtime authenticate git@github.com", "runtime sign git"},
-		StoragePaths:            []string{"/data/"},
+		StoragePaths:            []string{"/data"},
 		HostMountPaths:          []string{"/cache"},
 		SkillsPaths:             []string{"/skills"},
 		SkillsWritePaths:        []string{"/skills"},
@@ -169,4 +169,34 @@ capabilities:
 			t.Errorf("Widenings = %v, want none", got)
 		}
 	})
+}
+
+// Every grant is attributed to the list item or entry that declares it.
+func TestSurfaceOrigins(t *testing.T) {
+	d := parseDescriptor(t, `kind: mixin
+capabilities:
+  - type: com.docker.sandbox/network-policy@2
+    config:
+      runtime:
+        allow: [a.example.com, {hosts: [b.example.com], methods: [GET]}]
+        deny: [c.example.com]
+  - group:
+      optional: true
+      capabilities:
+        - type: com.docker.sandbox/volume@1
+          config: {path: /data/}
+        - type: com.docker.sandbox/privileged@1
+`)
+	want := []Origin{
+		{"network.runtime.allow", "a.example.com", "capabilities[0].config.runtime.allow[0]"},
+		{"network.runtime.http.allow", "ANY a.example.com/**", "capabilities[0].config.runtime.allow[0]"},
+		{"network.runtime.http.allow", "GET b.example.com/**", "capabilities[0].config.runtime.allow[1]"},
+		{"network.runtime.deny", "c.example.com", "capabilities[0].config.runtime.deny[0]"},
+		{"network.runtime.http.deny", "ANY c.example.com/**", "capabilities[0].config.runtime.deny[0]"},
+		{"storage", "/data", "capabilities[1].group.capabilities[0]"},
+		{"privileged", PrivilegedGrant, "capabilities[1].group.capabilities[1]"},
+	}
+	if diff := cmp.Diff(want, SurfaceOrigins(d)); diff != "" {
+		t.Errorf("SurfaceOrigins (-want +got):\n%s", diff)
+	}
 }

@@ -42,10 +42,16 @@ func (v *validator) checkACP(_ *block, _ int, e blockEntry) {
 // checkACPAuthored applies the acp@1 rules that hold before expansion:
 // agent and command are stated, nothing is null, the command names a
 // program, env names are variable names. An entry that is not optional draws a warning
-// (acp@1/optional-for-compatibility).
+// (acp@1/optional-for-compatibility); a group member inherits optional
+// from its group, which must not be stated on the member, so the warning
+// then points at the group.
 func (v *validator) checkACPAuthored(e blockEntry) {
 	cfg, cf := e.c.Config, field(e.f, "config")
-	if !e.c.Optional {
+	switch {
+	case e.group != nil && !e.group.Optional:
+		v.warnf(e.groupF, "acp-optional", "acp@1/optional-for-compatibility",
+			"the group holding an acp@1 entry should be optional, so hosts without ACP still accept the kit; set optional: true on its group (members inherit it and must not state it)")
+	case e.group == nil && !e.c.Optional:
 		v.warnf(e.f, "acp-optional", "acp@1/optional-for-compatibility", "an acp@1 entry should be optional: true, so hosts without ACP still accept the kit")
 	}
 	for _, k := range []string{"agent", "command"} {

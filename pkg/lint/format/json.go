@@ -7,13 +7,20 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
-// JSONSchemaVersion is the version of the JSON format JSON writes. It
+// JSONFormatVersion is the version of the JSON format JSON writes, under
+// the key formatVersion every JSON document kitsmith writes carries. It
 // changes only when a field is removed or changes meaning.
-const JSONSchemaVersion = 1
+const JSONFormatVersion = 1
+
+// JSONSchemaVersion is the old name of JSONFormatVersion.
+//
+// Deprecated: use JSONFormatVersion; the schemaVersion key it named is
+// written one more release beside formatVersion.
+const JSONSchemaVersion = JSONFormatVersion
 
 // JSON writes the lint result as one JSON document:
 //
-//	{"schemaVersion": 1,
+//	{"formatVersion": 1, "schemaVersion": 1 (deprecated, same value),
 //	 "findings": [{"rule", "severity", "message", "file", "line", "column",
 //	               "endLine", "endColumn", "fix", "kit", "helpUri"}],
 //	 "summary": {"kits", "errors", "warnings", "info"}}
@@ -24,6 +31,8 @@ const JSONSchemaVersion = 1
 type JSON struct{}
 
 type jsonDoc struct {
+	FormatVersion int `json:"formatVersion"`
+	// SchemaVersion is the key's old name, kept one release.
 	SchemaVersion int           `json:"schemaVersion"`
 	Findings      []jsonFinding `json:"findings"`
 	Summary       jsonSummary   `json:"summary"`
@@ -52,7 +61,7 @@ type jsonSummary struct {
 
 // Format implements Formatter.
 func (JSON) Format(w io.Writer, r *lint.Result) error {
-	doc := jsonDoc{SchemaVersion: JSONSchemaVersion, Findings: []jsonFinding{}, Summary: jsonSummary{
+	doc := jsonDoc{FormatVersion: JSONFormatVersion, SchemaVersion: JSONFormatVersion, Findings: []jsonFinding{}, Summary: jsonSummary{
 		Kits: len(r.Kits), Errors: r.Count(lint.SeverityError), Warnings: r.Count(lint.SeverityWarning), Info: r.Count(lint.SeverityInfo),
 	}}
 	for _, f := range r.Findings {

@@ -5,18 +5,24 @@ import (
 	"io"
 
 	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
 // Text writes compiler-style lines, "file:line:col: severity: message
 // [rule-id]", each followed by the source line and a caret, then a summary.
+// Secrets in source lines are masked (lint.Redact).
 type Text struct {
 	// Sources provides the source lines of excerpts; nil omits them.
 	Sources Sources
 }
 
-// Format implements Formatter.
-func (t *Text) Format(w io.Writer, r *lint.Result) error {
+// Format implements Formatter. Control characters in messages, fixes and
+// source lines are escaped (a kit's text must not drive the terminal).
+func (t *Text) Format(out io.Writer, r *lint.Result) error {
+	w := textsafe.NewWriter(out)
+	defer w.Flush()
+	secrets := secretSpans(r)
 	for _, f := range r.Findings {
 		pos := f.Range.Start.String()
 		if pos == "" {
@@ -31,6 +37,7 @@ func (t *Text) Format(w io.Writer, r *lint.Result) error {
 				if f.Range.End.Line == f.Range.Start.Line {
 					width = f.Range.End.Col - f.Range.Start.Col
 				}
+				line = lint.Redact(line, secrets[lineKey{f.Range.Start.File, f.Range.Start.Line}]...)
 				diag.Excerpt(w, line, f.Range.Start.Col, width)
 			}
 		}
@@ -40,6 +47,30 @@ func (t *Text) Format(w io.Writer, r *lint.Result) error {
 	}
 	_, err := fmt.Fprintf(w, "%s\n", Summary(r))
 	return err
+}
+
+// lineKey names one source line.
+type lineKey struct {
+	file string
+	line int
+}
+
+// secretSpans collects, by source line, the column spans literal-secret
+// findings point at, which excerpts mask.
+func secretSpans(r *lint.Result) map[lineKey][][2]int {
+	out := map[lineKey][][2]int{}
+	for _, f := range r.Findings {
+		if f.RuleID != "literal-secret" {
+			continue
+		}
+		end := f.Range.End.Col
+		if f.Range.End.Line != f.Range.Start.Line {
+			end = f.Range.Start.Col
+		}
+		k := lineKey{f.Range.Start.File, f.Range.Start.Line}
+		out[k] = append(out[k], [2]int{f.Range.Start.Col, end})
+	}
+	return out
 }
 
 // Summary is the one-line tally of a result.

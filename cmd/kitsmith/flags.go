@@ -1,0 +1,139 @@
+package main
+
+// Flag groups and usage errors shared by the commands.
+//
+// A command embeds the groups it takes in its xOptions, registers them in
+// newXCmd with the group's AddFlags(cmd) and checks them in its own validate
+// with the group's validate() (each returns a *usageError):
+//
+//	type signOptions struct {
+//		registryFlags // --insecure-registry: r.artifactOptions(), r.open(ctx, ref)
+//		formatFlag    // --format: f.json() after f.validate()
+//		progressFlag  // --progress: p.render(ctx, errOut, events)
+//	}
+//
+//	o := &signOptions{formatFlag: newFormatFlag("text", "json")}
+//	o.registryFlags.AddFlags(cmd); o.formatFlag.AddFlags(cmd); o.progressFlag.AddFlags(cmd)
+//
+// builderFlags (--builder, --tls*) selects the BuildKit daemon; newSolver
+// turns it into a build.Solver that connects on first use.
+//
+// Errors: return usageErrorf(...) (or wrap with asUsage(err, hint)) for a
+// usage, configuration or I/O error, which run maps to exit 2 by type, with
+// its hint on a line of its own; errFindings for "exit 1, already reported";
+// &exitError{code: exitFindings, err: err} for a failure to print. Argument
+// count and unknown-flag errors from cobra become *usageError with the same
+// "See 'kitsmith X --help'." hint, for every command newRootCmd adds.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+)
+
+// registryFlags is the flag group of commands that read or write registries.
+type registryFlags struct {
+	insecure bool
+}
+
+// AddFlags registers --insecure-registry on cmd.
+func (r *registryFlags) AddFlags(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&r.insecure, "insecure-registry", false,
+		"bypass: reach a non-loopback registry over plain HTTP or unverified TLS (loopback registries use HTTP anyway)")
+}
+
+// artifactOptions returns the artifact options the flags select.
+func (r *registryFlags) artifactOptions() []artifact.Option {
+	if r.insecure {
+		return []artifact.Option{artifact.WithInsecureRegistry()}
+	}
+	return nil
+}
+
+// open reads the artifact at ref; failing to is a usage or I/O error
+// (exit 2), with a hint when the cause is a known one.
+func (r *registryFlags) open(ctx context.Context, ref string) (*artifact.Artifact, error) {
+	if hint := localRefHint(ref); hint != "" {
+		return nil, &usageError{err: fmt.Errorf("%s is read as a registry reference (on Docker Hub), but it is a local path", ref), hint: hint}
+	}
+	a, err := artifact.Open(ctx, ref, r.artifactOptions()...)
+	if err != nil {
+		return nil, asUsage(err, openHint(err))
+	}
+	return a, nil
+}
+
+func openHint(err error) string {
+	switch {
+	case errors.Is(err, artifact.ErrUnreachable):
+		return "hint: check the registry host and port; a registry on another host that serves plain HTTP or a self-signed certificate needs --insecure-registry"
+	case errors.Is(err, artifact.ErrUnauthorized):
+		return "hint: log in with 'docker login <registry>'; kitsmith reads Docker's credential store"
+	case errors.Is(err, artifact.ErrNotLayout):
+		return "hint: oci:DIR reads an OCI layout directory (kitsmith build --output oci:DIR writes one), oci-archive:FILE a tar of one"
+	}
+	return ""
+}
+
+// formatFlag is --format, one of a command's output formats.
+type formatFlag struct {
+	format  string
+	choices []string
+}
+
+// newFormatFlag returns the group with its choices; the first is the default.
+func newFormatFlag(choices ...string) formatFlag {
+	return formatFlag{choices: choices}
+}
+
+// AddFlags registers --format and its completion on cmd.
+func (f *formatFlag) AddFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.format, "format", f.choices[0], "output format: "+strings.Join(f.choices, ", "))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(f.choices, cobra.ShellCompDirectiveNoFileComp))
+}
+
+func (f *formatFlag) validate() error {
+	if !slices.Contains(f.choices, f.format) {
+		return usageErrorf("--format must be %s, not %q", orList(f.choices), f.format)
+	}
+	return nil
+}
+
+// orList joins choices as "a, b or c".
+func orList(choices []string) string {
+	if len(choices) < 2 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}
+
+// json reports whether --format json was chosen.
+func (f *formatFlag) json() bool { return f.format == "json" }
+
+// progressFlag is --progress: how progress is rendered on stderr.
+type progressFlag struct {
+	mode string
+}
+
+// progressModes returns the --progress values (BuildKit's progressui
+// modes).
+func progressModes() []string { return []string{"auto", "plain", "tty", "quiet", "rawjson"} }
+
+// AddFlags registers --progress and its completion on cmd.
+func (p *progressFlag) AddFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&p.mode, "progress", "auto", "progress output on stderr: "+strings.Join(progressModes(), ", "))
+	_ = cmd.RegisterFlagCompletionFunc("progress", cobra.FixedCompletions(progressModes(), cobra.ShellCompDirectiveNoFileComp))
+}
+
+func (p *progressFlag) validate() error {
+	if !slices.Contains(progressModes(), p.mode) {
+		return usageErrorf("--progress must be one of %s, not %q", strings.Join(progressModes(), ", "), p.mode)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kitsmith/kitsmith/pkg/build"
+)
+
+// checkMetadataDest reports, before anything is built or written, a
+// --metadata-file path that cannot be written: a missing parent directory,
+// a directory or another non-regular file in its place.
+func checkMetadataDest(file string) error {
+	if file == "" {
+		return nil
+	}
+	dir := filepath.Dir(file)
+	if fi, err := os.Stat(dir); err != nil {
+		return usageErrorf("--metadata-file %s: %v", file, err)
+	} else if !fi.IsDir() {
+		return usageErrorf("--metadata-file %s: %s is not a directory", file, dir)
+	}
+	fi, err := os.Lstat(file)
+	switch {
+	case os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return usageErrorf("--metadata-file %s: %v", file, err)
+	case !fi.Mode().IsRegular():
+		return usageErrorf("--metadata-file %s: exists and is not a regular file (%s)", file, fi.Mode().Type())
+	}
+	return nil
+}
+
+// writeMetadataFile writes the metadata JSON through a temporary file
+// renamed into place.
+func writeMetadataFile(file string, m build.Metadata) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(file, append(b, '\n'))
+}
+
+// writeFileAtomic writes b to file through a temporary file beside it,
+// renamed into place (mode 0644).
+func writeFileAtomic(file string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/cobra"
+
+	"github.com/kitsmith/kitsmith/pkg/migrate"
+)
+
+type migrateOptions struct {
+	format string
+	output string
+	force  bool
+	dryRun bool
+}
+
+func newMigrateCmd(_ *rootOptions) *cobra.Command {
+	o := &migrateOptions{}
+	cmd := &cobra.Command{
+		Use:   "migrate [flags] V2DIR",
+		Short: "Turn a v2 kit (spec.yaml) into v3 sources, with a report of what needs a human",
+		Long: `Migrate reads a v2 kit (its spec.yaml with schemaVersion "2", its files/ tree
+and an optional Dockerfile) and writes the v3 sources the contrib repository
+uses: <kit>.yaml (the descriptor), <kit>.dockerfile when an image, entrypoint,
+command, environment variable or file has to live in a recipe, and
+<kit>-context.md for agent instructions. <kit> is the v2 kit's name.
+
+The mapping is mechanical and never widens authority: network entries are
+kept verbatim, in the runtime phase and also in install when the kit has
+install hooks; hooks map one to one; credentials become optional, as v2
+credentials were. Comments and key order are kept where the mapping allows.
+What cannot be mapped (oauth.skipIfEnv, a proxy variable, a background
+install step, extends...) is listed in the report with its v2 file:line:col
+and what to do, and marked "# kitsmith:migrate" in the output. The result is
+then validated and linted, and both verdicts are printed.
+
+The output goes next to the input unless --output says otherwise; existing
+files are not overwritten without --force. --dry-run prints a unified diff of
+what would be written instead.
+
+Exit status: 0 the result is valid and lint-clean at error level with nothing
+left to do, 1 it needs a human (see the report), 2 usage or I/O error (no
+spec.yaml, not a v2 kit, a file in the way).`,
+		Example: `  # migrate in place: claude/claude.yaml, claude.dockerfile, claude-context.md
+  kitsmith migrate claude
+
+  # see what would be written, as a diff
+  kitsmith migrate --dry-run claude
+
+  # write into another directory, replacing an earlier migration
+  kitsmith migrate --output v3/claude --force claude
+
+  # the report as JSON, for a script that migrates many kits
+  kitsmith migrate --format json claude`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context(), cmd.OutOrStdout(), args[0])
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+func (o *migrateOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "directory to write the v3 sources to (default: the v2 kit's directory)")
+	f.BoolVar(&o.force, "force", false, "overwrite existing files")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of what would be written; write nothing")
+	f.StringVar(&o.format, "format", "text", "report format: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.MarkFlagDirname("output")
+}
+
+func (o *migrateOptions) validate() error {
+	if o.format != "text" && o.format != "json" {
+		return usageErrorf("--format must be text or json, not %q", o.format)
+	}
+	if o.dryRun && o.force {
+		return usageErrorf("--dry-run writes nothing, so --force means nothing with it")
+	}
+	if o.dryRun && o.format == "json" {
+		return usageErrorf("--dry-run prints a diff, which --format json cannot hold; drop one of them")
+	}
+	return nil
+}
+
+func (o *migrateOptions) run(ctx context.Context, out io.Writer, dir string) error {
+	outDir := o.output
+	if outDir == "" {
+		outDir = dir
+	}
+	res, err := migrate.Migrate(ctx, os.DirFS(dir), ".", migrate.WithDisplayDir(dir), migrate.WithOutputDir(outDir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usageErrorf("%v (a v2 kit is a directory holding %s)", err, migrate.SpecFile)
+		}
+		return usageErrorf("%v", err)
+	}
+	writes, err := o.plan(res, dir, outDir)
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
+		if err := printDiff(out, writes); err != nil {
+			return err
+		}
+	} else if err := apply(writes); err != nil {
+		return err
+	}
+	write := res.WriteReport
+	if o.format == "json" {
+		write = res.WriteJSON
+	}
+	if err := write(out); err != nil {
+		return err
+	}
+	if res.NeedsHuman() {
+		return errFindings
+	}
+	return nil
+}
+
+// write is one file migrate puts in the output directory.
+type write struct {
+	path string
+	data []byte
+	old  []byte // the file's current content; nil when it does not exist
+}
+
+// plan lists the files to write (generated ones, and the carried v2 files
+// when the output is elsewhere) and refuses to overwrite without --force.
+func (o *migrateOptions) plan(res *migrate.Result, in, out string) ([]write, error) {
+	var ws []write
+	for _, f := range res.Files {
+		ws = append(ws, write{path: filepath.Join(out, f.Name), data: f.Data})
+	}
+	if !samePath(in, out) {
+		for _, c := range res.Carried {
+			err := filepath.WalkDir(filepath.Join(in, c), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				rel, _ := filepath.Rel(in, p)
+				ws = append(ws, write{path: filepath.Join(out, rel), data: b})
+				return nil
+			})
+			if err != nil {
+				return nil, usageErrorf("reading %s: %v", c, err)
+			}
+		}
+	}
+	var taken []string
+	for i := range ws {
+		b, err := os.ReadFile(ws[i].path)
+		switch {
+		case err == nil:
+			ws[i].old = b
+			taken = append(taken, ws[i].path)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, usageErrorf("reading %s: %v", ws[i].path, err)
+		}
+	}
+	if len(taken) > 0 && !o.force && !o.dryRun {
+		return nil, &usageError{err: fmt.Errorf("refusing to overwrite %s", taken[0]),
+			hint: fmt.Sprintf("%d file(s) already exist; pass --force to replace them or --dry-run to see the difference.", len(taken))}
+	}
+	return ws, nil
+}
+
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+func apply(ws []write) error {
+	for _, w := range ws {
+		if err := os.MkdirAll(filepath.Dir(w.path), 0o755); err != nil {
+			return usageErrorf("writing %s: %v", w.path, err)
+		}
+		if err := os.WriteFile(w.path, w.data, 0o644); err != nil {
+			return usageErrorf("writing %s: %v", w.path, err)
+		}
+	}
+	return nil
+}
+
+// printDiff prints each planned write as a unified diff against what is
+// there now.
+func printDiff(out io.Writer, ws []write) error {
+	for _, w := range ws {
+		from, old := "/dev/null", []string{}
+		if w.old != nil {
+			from, old = w.path, difflib.SplitLines(string(w.old))
+		}
+		text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+			A: old, B: difflib.SplitLines(string(w.data)),
+			FromFile: from, ToFile: w.path, Context: 3,
+		})
+		if err != nil {
+			return fmt.Errorf("diffing %s: %w", w.path, err)
+		}
+		if _, err := io.WriteString(out, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}

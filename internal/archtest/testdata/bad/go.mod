@@ -1,0 +1,7 @@
+module github.com/kitsmith/kitsmith
+
+go 1.26
+
+require github.com/spf13/cobra v1.0.0
+
+replace github.com/spf13/cobra => ./third_party/cobra

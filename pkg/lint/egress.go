@@ -1,0 +1,421 @@
+package lint
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/distribution/reference"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// contact is one network destination a command reaches.
+type contact struct {
+	// Host is the destination's name, lower-case; Port its port ("443"
+	// for an https URL).
+	Host, Port string
+	// Method and Path are the HTTP request, when the command says (curl,
+	// wget); Method is "" when the tool makes several kinds of request.
+	Method, Path string
+	// Certain reports a host written in the command (a URL, --registry,
+	// an image reference); false when inferred from the tool's defaults.
+	Certain bool
+	// Via says what reaches it: "curl", "npm install (its default registry)".
+	Via string
+	// Range is where the host is written, or the command when inferred.
+	Range spec.Range
+}
+
+// hostPort is the contact as an allow entry would name it.
+func (c contact) hostPort() string {
+	h := c.Host
+	if strings.Contains(h, ":") {
+		h = "[" + h + "]"
+	}
+	if c.Port == "" {
+		return h
+	}
+	return h + ":" + c.Port
+}
+
+// registryHosts are the hosts package tools reach when nothing configures
+// a mirror, by tool family. They are what the tools' own documentation
+// and defaults name; a finding based on them is inferred, never certain,
+// since a mirror configured elsewhere (an rc file, the image's sources
+// list) changes them.
+var registryHosts = map[string][]string{
+	"npm":       {"registry.npmjs.org"},
+	"yarn":      {"registry.yarnpkg.com"},
+	"pypi":      {"pypi.org", "files.pythonhosted.org"},
+	"go":        {"proxy.golang.org", "sum.golang.org"},
+	"alpine":    {"dl-cdn.alpinelinux.org"},
+	"debian":    {"deb.debian.org"},
+	"ubuntu":    {"archive.ubuntu.com", "security.ubuntu.com"},
+	"dockerhub": {"registry-1.docker.io", "auth.docker.io", "production.cloudflare.docker.com"},
+}
+
+// schemePorts are the default ports of URL schemes.
+var schemePorts = map[string]string{"https": "443", "http": "80", "ssh": "22", "git": "9418", "ftp": "21"}
+
+// loopback reports a host that never leaves the sandbox.
+func loopback(h string) bool {
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "0.0.0.0" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// urlContact reads an http(s), ssh, git or ftp URL, or git's scp-like
+// user@host:path, into a contact; false for anything else.
+func urlContact(s string) (contact, bool) {
+	if !strings.Contains(s, "://") {
+		// git@example.org:org/repo.git
+		at, colon := strings.IndexByte(s, '@'), strings.IndexByte(s, ':')
+		if at > 0 && colon > at+1 && !strings.Contains(s[:colon], "/") {
+			return contact{Host: strings.ToLower(s[at+1 : colon]), Port: "22", Certain: true}, true
+		}
+		return contact{}, false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Hostname() == "" {
+		return contact{}, false
+	}
+	port := u.Port()
+	if port == "" {
+		p, ok := schemePorts[strings.ToLower(u.Scheme)]
+		if !ok {
+			return contact{}, false
+		}
+		port = p
+	}
+	c := contact{Host: strings.ToLower(u.Hostname()), Port: port, Path: u.EscapedPath(), Certain: true}
+	if c.Path == "" {
+		c.Path = "/"
+	}
+	return c, true
+}
+
+// argText returns argument i of c as the kit would run it: literal text,
+// with ${{ kit.args.NAME }} replaced by the arg's default; "" when it
+// holds a shell expansion (a host from the environment the kit cannot
+// know) or an arg without a default.
+func (in *Input) argText(s *Script, c Command, i int) string {
+	a := c.Args[i]
+	if a == "" {
+		return ""
+	}
+	if s == nil || i >= len(c.ArgWords) {
+		return in.resolved(a)
+	}
+	w := c.ArgWords[i]
+	start, end := int(w.Pos().Offset()), int(w.End().Offset())
+	if end > len(s.Source) || start >= end {
+		return a
+	}
+	orig := s.Source[start:end]
+	if !strings.Contains(orig, "${{") {
+		return a
+	}
+	return in.resolved(strings.NewReplacer(`"`, "", `'`, "").Replace(orig))
+}
+
+// resolved replaces arg references by the args' defaults; "" when one has
+// no default.
+func (in *Input) resolved(s string) string {
+	v := in.withDefaults(s)
+	if strings.Contains(v, "${{") {
+		return ""
+	}
+	return v
+}
+
+// argRange positions argument i of a command.
+func (in *Input) argRange(h *Hook, c Command, i int) spec.Range {
+	if h.Script != nil && i < len(c.ArgWords) {
+		return h.Script.Range(c.ArgWords[i].Pos(), c.ArgWords[i].End())
+	}
+	if h.Script == nil && len(h.Argv) > 0 {
+		return in.Kit.PosOf(fmt.Sprintf("%s.command[%d]", h.Field, i+1))
+	}
+	return commandRange(in, h, c)
+}
+
+// valueFlag returns the value of a flag given as "-f v", "--flag v" or
+// "--flag=v", and its argument index.
+func valueFlag(args []string, names ...string) (string, int, bool) {
+	for i, a := range args {
+		for _, n := range names {
+			if a == n && i+1 < len(args) {
+				return args[i+1], i + 1, true
+			}
+			if strings.HasPrefix(n, "--") && strings.HasPrefix(a, n+"=") {
+				return a[len(n)+1:], i, true
+			}
+		}
+	}
+	return "", -1, false
+}
+
+// assigned returns the value a command is run with for one of names
+// (NAME=value prefixes or env NAME=value), case-insensitively.
+func assigned(c Command, names ...string) (string, bool) {
+	match := func(n string) bool {
+		for _, x := range names {
+			if strings.EqualFold(n, x) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range c.Assigns {
+		if a.Name != nil && match(a.Name.Value) {
+			v, _ := WordText(a.Value)
+			return v, true
+		}
+	}
+	for _, w := range c.EnvAssigns {
+		if t, ok := WordText(w); ok {
+			if n, v, _ := strings.Cut(t, "="); match(n) {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+// contacts returns the destinations a command of hook h reaches. base is
+// the distribution family of the image the hook runs in ("debian",
+// "ubuntu", "alpine", or "" when unknown).
+func (in *Input) contacts(h *Hook, c Command, distro string) []contact {
+	sub := c.Sub()
+	urlArgs := func(via string, method string) []contact {
+		var out []contact
+		for i := range c.Args {
+			t := in.argText(h.Script, c, i)
+			if t == "" || strings.HasPrefix(t, "-") {
+				continue
+			}
+			ct, ok := urlContact(t)
+			if !ok || loopback(ct.Host) || !strings.Contains(t, "://") && c.Name != "git" {
+				continue
+			}
+			ct.Via, ct.Method, ct.Range = via, method, in.argRange(h, c, i)
+			out = append(out, ct)
+		}
+		return out
+	}
+	inferred := func(family, via string) []contact {
+		var out []contact
+		for _, host := range registryHosts[family] {
+			out = append(out, contact{Host: host, Port: "443", Method: "GET", Via: via, Range: commandRange(in, h, c)})
+		}
+		return out
+	}
+	configured := func(via string, value string, i int) []contact {
+		ct, ok := urlContact(value)
+		if !ok || loopback(ct.Host) {
+			return nil
+		}
+		ct.Via, ct.Method = via, "GET"
+		ct.Range = commandRange(in, h, c)
+		if i >= 0 {
+			ct.Range = in.argRange(h, c, i)
+		}
+		return []contact{ct}
+	}
+	switch c.Name {
+	case "curl":
+		return urlArgs("curl", curlMethod(c.Args))
+	case "wget":
+		method := "GET"
+		if m, _, ok := valueFlag(c.Args, "--method"); ok {
+			method = strings.ToUpper(m)
+		} else if _, _, ok := valueFlag(c.Args, "--post-data", "--post-file"); ok {
+			method = "POST"
+		}
+		return urlArgs("wget", method)
+	case "git":
+		switch sub {
+		case "clone", "fetch", "pull", "ls-remote":
+			return urlArgs("git "+sub, "")
+		}
+	case "npm", "pnpm", "yarn", "npx", "bunx":
+		if _, ok := networkClient(c); !ok {
+			return nil
+		}
+		via := c.Name + " " + sub
+		if c.Name == "npx" || c.Name == "bunx" {
+			via = c.Name
+		}
+		if v, i, ok := valueFlag(c.Args, "--registry"); ok {
+			return configured(via, v, i)
+		}
+		if v, ok := assigned(c, "npm_config_registry"); ok {
+			return configured(via, v, -1)
+		}
+		family := "npm"
+		if c.Name == "yarn" {
+			family = "yarn"
+		}
+		return append(urlArgs(via, "GET"), inferred(family, via+" (its default registry)")...)
+	case "pip", "pip3", "pipx", "uv":
+		if _, ok := networkClient(c); !ok || c.HasArg("--no-index") || c.Name == "uv" && sub == "venv" {
+			return nil
+		}
+		via := c.Name + " " + sub
+		if v, i, ok := valueFlag(c.Args, "-i", "--index-url", "--default-index", "--index"); ok {
+			return append(configured(via, v, i), urlArgs(via, "GET")...)
+		}
+		if v, ok := assigned(c, "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"); ok {
+			return configured(via, v, -1)
+		}
+		return append(urlArgs(via, "GET"), inferred("pypi", via+" (its default index)")...)
+	case "apt-get", "apt":
+		if _, ok := networkClient(c); !ok {
+			return nil
+		}
+		switch distro {
+		case "debian", "ubuntu":
+			return inferred(distro, c.Name+" "+sub+" (the "+distro+" mirrors)")
+		}
+		return nil // which mirrors depends on a base image the kit does not name
+	case "apk":
+		if _, ok := networkClient(c); !ok {
+			return nil
+		}
+		if v, i, ok := valueFlag(c.Args, "-X", "--repository"); ok {
+			return configured("apk "+sub, v, i)
+		}
+		return inferred("alpine", "apk "+sub+" (the Alpine mirrors)")
+	case "go":
+		switch sub {
+		case "get", "install":
+		case "mod":
+			if !c.HasArg("download") {
+				return nil
+			}
+		default:
+			return nil
+		}
+		if v, ok := assigned(c, "GOPROXY"); ok {
+			first, _, _ := strings.Cut(v, ",")
+			if first == "off" || first == "direct" {
+				return nil
+			}
+			return configured("go "+sub, first, -1)
+		}
+		return inferred("go", "go "+sub+" (its default module proxy and checksum database)")
+	case "docker", "podman":
+		switch sub {
+		case "pull", "run", "create":
+			return in.imageContacts(h, c)
+		}
+	}
+	return nil
+}
+
+// curlMethod is the HTTP method a curl command line uses.
+func curlMethod(args []string) string {
+	if m, _, ok := valueFlag(args, "-X", "--request"); ok {
+		return strings.ToUpper(m)
+	}
+	for _, a := range args {
+		switch {
+		case a == "-I" || a == "--head":
+			return "HEAD"
+		case a == "-d" || a == "-F" || a == "--form" || a == "--json" || strings.HasPrefix(a, "--data"):
+			return "POST"
+		case a == "-T" || a == "--upload-file":
+			return "PUT"
+		}
+	}
+	return "GET"
+}
+
+// dockerValueFlags are docker run/create/pull flags that take a value.
+var dockerValueFlags = map[string]bool{"-e": true, "--env": true, "-v": true, "--volume": true, "-p": true, "--publish": true,
+	"--name": true, "--network": true, "--net": true, "-w": true, "--workdir": true, "-u": true, "--user": true,
+	"--entrypoint": true, "--mount": true, "--platform": true, "-l": true, "--label": true, "--env-file": true,
+	"-h": true, "--hostname": true, "--restart": true, "-m": true, "--memory": true, "--cpus": true, "--add-host": true,
+	"--device": true, "--cap-add": true, "--cap-drop": true, "--security-opt": true, "--pull": true, "--tmpfs": true,
+	"--ulimit": true, "--log-driver": true, "--log-opt": true, "--shm-size": true, "--gpus": true, "--runtime": true}
+
+// imageContacts returns the registry a docker pull/run/create reaches for
+// its image.
+func (in *Input) imageContacts(h *Hook, c Command) []contact {
+	seenSub := false
+	for i := 0; i < len(c.Args); i++ {
+		a := c.Args[i]
+		switch {
+		case !seenSub:
+			seenSub = a == c.Sub()
+			continue
+		case dockerValueFlags[a]:
+			i++
+			continue
+		case strings.HasPrefix(a, "-"):
+			continue
+		}
+		t := in.argText(h.Script, c, i)
+		if t == "" {
+			return nil
+		}
+		named, err := reference.ParseNormalizedNamed(t)
+		if err != nil {
+			return nil
+		}
+		domain := reference.Domain(named)
+		via := c.Name + " " + c.Sub() + " " + t
+		if domain == "docker.io" {
+			var out []contact
+			for _, host := range registryHosts["dockerhub"] {
+				out = append(out, contact{Host: host, Port: "443", Via: via + " (Docker Hub)", Range: in.argRange(h, c, i)})
+			}
+			return out
+		}
+		host, port := domain, "443"
+		if hp, p, err := net.SplitHostPort(domain); err == nil {
+			host, port = hp, p
+		}
+		if loopback(host) {
+			return nil
+		}
+		return []contact{{Host: strings.ToLower(host), Port: port, Certain: true, Via: via, Range: in.argRange(h, c, i)}}
+	}
+	return nil
+}
+
+// distro guesses the distribution family of the kit's image from its
+// recipe's last FROM: "debian", "ubuntu", "alpine", or "".
+func (in *Input) distro() string {
+	d := in.Recipe
+	if d == nil {
+		return ""
+	}
+	image := ""
+	for _, n := range d.Instructions() {
+		if strings.EqualFold(n.Value, "from") && n.Next != nil {
+			image = strings.ToLower(n.Next.Value)
+		}
+	}
+	for _, f := range []string{"ubuntu", "alpine", "debian"} {
+		if strings.Contains(image, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// pipelines calls fn for every "left | right" pipe of a script.
+func pipelines(s *Script, fn func(left, right *syntax.Stmt)) {
+	syntax.Walk(s.File, func(n syntax.Node) bool {
+		if b, ok := n.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			fn(b.X, b.Y)
+		}
+		return true
+	})
+}

@@ -1,0 +1,155 @@
+package migrate
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// migrator holds the state of one migration.
+type migrator struct {
+	fsys    fs.FS
+	dir     string // the kit directory in fsys
+	display string // the kit directory as reported
+	srcName string // display path of spec.yaml
+
+	stem     string
+	workload bool
+	// hasInstall reports v2 install hooks: network entries then go into
+	// the install phase too.
+	hasInstall bool
+
+	notes []Note
+	// cur is the output node a "# kitsmith:migrate" comment goes on;
+	// nil means the top of the descriptor.
+	cur *yaml.Node
+	top []string // comments for the top of the descriptor
+
+	args    *yaml.Node // the args mapping being emitted, or nil
+	caps    []capItem
+	recipe  recipe
+	context []byte // the agent-context body, or nil
+	carried []string
+	// hookRefs are the generated install and startup hooks, by phase.
+	hookRefs map[string][]hookRef
+	// workspaceFiles are lifecycle files made from files/workspace.
+	workspaceFiles []*yaml.Node
+	out            []File
+}
+
+// capItem is one generated capability entry and the v2 position it
+// comes from, for ordering.
+type capItem struct {
+	order int
+	node  *yaml.Node
+}
+
+func newMigrator(fsys fs.FS, dir, display string) *migrator {
+	return &migrator{fsys: fsys, dir: dir, display: display, srcName: path.Join(display, SpecFile), hookRefs: map[string][]hookRef{}}
+}
+
+// action records a note a person must act on, and marks the output.
+func (m *migrator) action(n *yaml.Node, field, code, msg string) {
+	note := Note{Pos: m.pos(n), Field: field, Code: code, Message: msg, Action: true}
+	m.notes = append(m.notes, note)
+	text := fmt.Sprintf("%s %s", CommentMarker, code)
+	if note.Pos.IsValid() {
+		text += fmt.Sprintf(" (%s:%d:%d)", SpecFile, note.Pos.Line, note.Pos.Col)
+	}
+	if field != "" {
+		text += " " + field
+	}
+	text += ": " + msg
+	if m.cur != nil {
+		comment(m.cur, text)
+	} else {
+		m.top = append(m.top, text)
+	}
+}
+
+// note records a suggestion or a mechanical change worth knowing.
+func (m *migrator) note(n *yaml.Node, field, code, msg string) {
+	m.notes = append(m.notes, Note{Pos: m.pos(n), Field: field, Code: code, Message: msg})
+}
+
+// run migrates the v2 descriptor src.
+func (m *migrator) run(src []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotV2, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return fmt.Errorf("%w: %s is not a YAML mapping", ErrNotV2, SpecFile)
+	}
+	root := doc.Content[0]
+	if v := lookup(root, "schemaVersion"); v == nil || v.Value != "2" {
+		return fmt.Errorf("%w: schemaVersion must be \"2\"", ErrNotV2)
+	}
+	out := m.descriptor(root)
+	head := doc.HeadComment
+	if root.HeadComment != "" {
+		head = joinComments(head, root.HeadComment)
+	}
+	outDoc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: head, FootComment: doc.FootComment, Content: []*yaml.Node{out}}
+	data, err := m.encode(outDoc)
+	if err != nil {
+		return err
+	}
+	if m.declareHookEnv(data) {
+		if data, err = m.encode(outDoc); err != nil {
+			return err
+		}
+	}
+	m.out = append(m.out, File{Name: m.stem + ".yaml", Data: data})
+	if text := m.recipe.text(); text != nil {
+		m.out = append(m.out, File{Name: m.stem + ".dockerfile", Data: text})
+	}
+	if m.context != nil {
+		m.out = append(m.out, File{Name: m.contextName(), Data: m.context})
+	}
+	return nil
+}
+
+// encode renders the descriptor document behind the syntax line and the
+// top migrate comments.
+func (m *migrator) encode(doc *yaml.Node) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(spec.SyntaxLine + "\n")
+	for _, t := range m.top {
+		buf.WriteString("# " + t + "\n")
+	}
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encoding the v3 descriptor: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encoding the v3 descriptor: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func (m *migrator) contextName() string { return m.stem + "-context.md" }
+
+func (m *migrator) result() *Result {
+	sortNotes(m.notes)
+	return &Result{Stem: m.stem, Files: m.out, Carried: m.carried, Notes: m.notes}
+}
+
+// lookup returns the value of key in the mapping n, or nil.
+func lookup(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,3 @@
+# Written by kitsmith migrate from spec.yaml.
+FROM example.org/templates/shell:1
+ENTRYPOINT ["agent"]

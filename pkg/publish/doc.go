@@ -1,0 +1,22 @@
+// Package publish is kitsmith's release pipeline: it takes kit sources to
+// signed, tagged kit images in a registry, in an order that never lets a
+// consumer see a tag pointing at an unsigned or unchecked kit.
+//
+// For every kit, Run goes through the stages
+//
+//	validate → lint → build → check → push → sign → attest → verify → tag
+//
+// pushing every blob and manifest by digest, signing the index, attaching
+// a signed SLSA v1 provenance attestation as a second referrer, verifying
+// the signature by reading it back from the registry against the identity
+// it was made with, and only then writing the tag. A failure at any stage
+// stops that kit, leaves no tag, and is reported as a *StageError naming
+// the stage; what was already pushed by digest stays (it is invisible
+// without a tag) and is listed in the kit's result.
+//
+// publish is the only package that joins lint, build, artifact and sign.
+// It reaches them through small interfaces (Builder, Registry, Signer,
+// Verifier) so the pipeline's order and failure semantics can be tested
+// with in-process fakes; NewBuilder, NewRegistry, NewSigner and
+// NewVerifier adapt the real packages.
+package publish

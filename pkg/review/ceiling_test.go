@@ -1,0 +1,257 @@
+package review
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+func policy(t *testing.T, src string) *Policy {
+	t.Helper()
+	p, err := ParsePolicy("policy.yaml", []byte("policyVersion: \"1\"\n"+src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func rules(vs []Violation) []string {
+	out := []string{}
+	for _, v := range vs {
+		out = append(out, v.Rule+" "+v.Category+": "+v.Grant)
+	}
+	return out
+}
+
+// Each ceiling rule, allowing and refusing.
+func TestCheckCeiling(t *testing.T) {
+	caps := `  - type: com.docker.sandbox/network-policy@2
+    config:
+      install: {allow: [pkg.example.org]}
+      runtime:
+        allow: [api.example.org:443, "*.cdn.example.net", {hosts: [up.example.org], methods: [PUT]}]
+  - type: com.docker.sandbox/credential@1
+    config: {service: example, phase: runtime, apiKey: {name: T, inject: [{domain: api.example.org}]}}
+  - type: com.docker.sandbox/volume@1
+    config: {path: /home/agent/.cache/tool, size: 1g}
+  - type: com.docker.sandbox/host-mount@1
+    config: {path: /home/agent/.shared}
+  - type: com.docker.sandbox/agent-skills@1
+    config: {path: /skills, mode: readwrite}
+  - type: com.docker.sandbox/port@1
+    config: {container: 8080}
+  - type: com.docker.sandbox/usb-device@1
+    config: {class: "0e"}
+  - type: com.docker.sandbox/ssh-agent@1
+    config: {phase: runtime}
+  - type: com.docker.sandbox/privileged@1
+    description: nested containers
+  - type: com.docker.sandbox/git-identity@1
+`
+	k := source(t, "kit.yaml", "kind: mixin\ncapabilities:\n"+caps)
+	tests := []struct {
+		name   string
+		policy string
+		want   []string
+	}{
+		{name: "everything allowed", policy: `ceiling:
+  network:
+    install: [pkg.example.org]
+    runtime: ["**.example.org", "*.cdn.example.net"]
+  credentials: [example]
+  volumes: [/home/agent/**]
+  hostMounts: [/home/agent/.shared]
+  skills: [/skills]
+  skillsWrite: true
+  services: [com.docker.sandbox/git-identity@1]
+  privileged: true
+  sshAgent: true
+  usb: true
+  ports: true
+`},
+		{name: "an empty ceiling allows nothing", policy: "ceiling: {}\n", want: []string{
+			"ceiling.network.install network.install.allow: pkg.example.org",
+			"ceiling.network.runtime network.runtime.allow: *.cdn.example.net",
+			"ceiling.network.runtime network.runtime.allow: api.example.org:443",
+			"ceiling.network.runtime network.runtime.http.allow: PUT up.example.org/**",
+			"ceiling.credentials credentials.runtime: example",
+			"ceiling.sshAgent ssh-agent: runtime",
+			"ceiling.volumes storage: /home/agent/.cache/tool",
+			"ceiling.hostMounts host-mounts: /home/agent/.shared",
+			"ceiling.skills skills: /skills",
+			"ceiling.skillsWrite skills.write: /skills",
+			"ceiling.ports ports: 8080/tcp",
+			"ceiling.usb usb: class:0e",
+			"ceiling.services services: com.docker.sandbox/git-identity@1",
+			"ceiling.privileged privileged: requests privileged execution",
+		}},
+		{name: "patterns: a port pins, one label is one label", policy: `ceiling:
+  network:
+    install: ["*"]
+    runtime: ["api.example.org:80", "up.example.org", "*.example.net"]
+  credentials: [example]
+  volumes: [/home/agent/.cache/tool]
+  hostMounts: [/home/agent/.shared/**]
+  skills: [/skills/**]
+  skillsWrite: true
+  services: [com.docker.sandbox/git-identity@1]
+  privileged: true
+  sshAgent: true
+  usb: true
+  ports: true
+`, want: []string{
+			"ceiling.network.runtime network.runtime.allow: *.cdn.example.net",
+			"ceiling.network.runtime network.runtime.allow: api.example.org:443",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := CheckKit(k, policy(t, tc.policy))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				tc.want = []string{}
+			}
+			if diff := cmp.Diff(tc.want, rules(r.Violations)); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+			for _, v := range r.Violations {
+				if v.At == nil || v.At.File != "kit.yaml" {
+					t.Errorf("%s has no position", v.Message)
+				}
+			}
+		})
+	}
+}
+
+func TestHostCovers(t *testing.T) {
+	tests := []struct {
+		pattern, host string
+		want          bool
+	}{
+		{"a.example.org", "a.example.org", true},
+		{"a.example.org", "a.example.org:443", true},
+		{"a.example.org:443", "a.example.org", false},
+		{"a.example.org:443", "a.example.org:443", true},
+		{"*.example.org", "a.example.org", true},
+		{"*.example.org", "a.b.example.org", false},
+		{"*.example.org", "example.org", false},
+		{"*.example.org", "*.example.org", true},
+		{"**.example.org", "a.b.example.org", true},
+		{"**.example.org", "*.example.org", true},
+		{"*.example.org", "**", false},
+		{"**", "**", true},
+		{"*", "anything.example.net:22", true},
+	}
+	for _, tc := range tests {
+		if got := hostCovers(tc.pattern, tc.host); got != tc.want {
+			t.Errorf("hostCovers(%q, %q) = %v, want %v", tc.pattern, tc.host, got, tc.want)
+		}
+	}
+}
+
+// A pinned baseline: any widening against it fails, a narrowing does not.
+func TestCeilingBaseline(t *testing.T) {
+	v1 := source(t, "v1.yaml", "kind: mixin\ncapabilities:\n"+np+"      runtime: {allow: [a.example.org, b.example.org]}\n")
+	v2 := source(t, "v2.yaml", "kind: mixin\ncapabilities:\n"+np+"      runtime: {allow: [a.example.org, c.example.org]}\n")
+	dir := t.TempDir()
+	var b bytes.Buffer
+	r, err := Resolve([]*Kit{v1}, WithoutWorkload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteResolution(&b, r, FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "v1.surface.json"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol := "policyVersion: \"1\"\nceiling:\n  network: {runtime: [\"*.example.org\"]}\n  baseline: {surface: v1.surface.json}\n"
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(pol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadPolicy(filepath.Join(dir, "policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		k    *Kit
+		want []string
+	}{
+		{v1, []string{}},
+		{v2, []string{"ceiling.baseline network.runtime.allow: c.example.org"}},
+	} {
+		res, err := CheckKit(tc.k, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, rules(res.Violations)); diff != "" {
+			t.Errorf("%s: violations (-want +got):\n%s", tc.k.Name, diff)
+		}
+	}
+
+	digest := "sha256:" + strings.Repeat("a", 64)
+	pd := policy(t, "ceiling:\n  network: {runtime: [\"*.example.org\"]}\n  baseline: {digest: "+digest+"}\n")
+	if _, err := CheckKit(v2, pd); !errors.Is(err, ErrNoBaseline) {
+		t.Errorf("digest baseline without its surface: err = %v", err)
+	}
+	res, err := CheckKit(v2, pd, WithBaselineSurface(spec.SurfaceOf(v1.Descriptor)))
+	if err != nil || len(res.Violations) != 1 {
+		t.Errorf("digest baseline: %v, %v", res, err)
+	}
+	pinned := *v2
+	pinned.Digest = digest
+	if res, err := CheckKit(&pinned, pd); err != nil || !res.OK() {
+		t.Errorf("the baseline digest itself: %v, %v", res, err)
+	}
+}
+
+func TestParsePolicyRefusals(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"version", "policyVersion: \"2\"\nceiling: {}\n", "policyVersion"},
+		{"unknown key", "policyVersion: \"1\"\nceiling: {netwrk: {}}\n", "netwrk"},
+		{"nothing stated", "policyVersion: \"1\"\n", "neither signers nor a ceiling"},
+		{"two identities", "policyVersion: \"1\"\nsigners: [{identity: a, identityRegexp: '^a$', issuer: i}]\n", "exactly one of identity"},
+		{"no issuer", "policyVersion: \"1\"\nsigners: [{identity: a}]\n", "exactly one of issuer"},
+		{"unanchored", "policyVersion: \"1\"\nsigners: [{identityRegexp: 'https://github.com/org/', issuer: i}]\n", "not anchored"},
+		{"bad regexp", "policyVersion: \"1\"\nsigners: [{identityRegexp: '^(a$', issuer: i}]\n", "identityRegexp"},
+		{"host pattern", "policyVersion: \"1\"\nceiling: {network: {runtime: [a.*.example.org]}}\n", "wildcard"},
+		{"path pattern", "policyVersion: \"1\"\nceiling: {volumes: [data/**]}\n", "not a path pattern"},
+		{"baseline", "policyVersion: \"1\"\nceiling: {baseline: {digest: sha256:abc}}\n", "64 hex"},
+		{"empty", "", "empty"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParsePolicy("p.yaml", []byte(tc.src))
+			if !errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want ErrPolicy mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteCeiling(t *testing.T) {
+	k := source(t, "kit.yaml", "kind: mixin\ncapabilities:\n"+np+"      runtime: {allow: [a.example.org, \"${{ kit.args.host }}\"]}\nargs:\n  host: {env: HOST, default: b.example.org}\n")
+	r, err := CheckKit(k, policy(t, "ceiling: {network: {runtime: [a.example.org]}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ format, file string }{{FormatText, "ceiling.txt"}, {FormatJSON, "ceiling.json"}} {
+		var b bytes.Buffer
+		if err := WriteCeiling(&b, r, f.format); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "ceiling/"+f.file, b.Bytes())
+	}
+	if err := WriteCeiling(&bytes.Buffer{}, r, FormatMarkdown); !errors.Is(err, ErrFormat) {
+		t.Errorf("markdown: err = %v", err)
+	}
+}

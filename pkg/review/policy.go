@@ -1,0 +1,292 @@
+package review
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// PolicyVersion is the only policy file grammar version this package
+// reads.
+const PolicyVersion = "1"
+
+// Policy is a team's admission policy for kits (docs/policy.md): who may
+// publish them (Signers, GitHubWorkflow) and how much authority they may
+// ask for (Ceiling). The signer part is plain data here; cmd converts it
+// for pkg/sign.
+type Policy struct {
+	// PolicyVersion is PolicyVersion.
+	PolicyVersion string `yaml:"policyVersion" json:"policyVersion"`
+	// Signers are the trusted signer identities; a signature by any of
+	// them is accepted.
+	Signers []Signer `yaml:"signers,omitempty" json:"signers,omitempty"`
+	// GitHubWorkflow are certificate claims every accepted signature must
+	// also carry, or nil.
+	GitHubWorkflow *GitHubWorkflow `yaml:"githubWorkflow,omitempty" json:"githubWorkflow,omitempty"`
+	// Ceiling is the most authority a kit may ask for, or nil for no
+	// ceiling.
+	Ceiling *Ceiling `yaml:"ceiling,omitempty" json:"ceiling,omitempty"`
+
+	// baseline is the surface file Ceiling.Baseline.Surface names, read
+	// by LoadPolicy.
+	baseline *spec.Surface
+	file     string
+}
+
+// Signer is one trusted signer: an exact identity (certificate SAN) or an
+// anchored regular expression, and an exact issuer or a regular
+// expression.
+type Signer struct {
+	Identity       string `yaml:"identity,omitempty" json:"identity,omitempty"`
+	IdentityRegexp string `yaml:"identityRegexp,omitempty" json:"identityRegexp,omitempty"`
+	Issuer         string `yaml:"issuer,omitempty" json:"issuer,omitempty"`
+	IssuerRegexp   string `yaml:"issuerRegexp,omitempty" json:"issuerRegexp,omitempty"`
+}
+
+// GitHubWorkflow are GitHub Actions certificate claims (the Fulcio
+// extensions cosign's --certificate-github-workflow-* flags match). An
+// empty field is not checked.
+type GitHubWorkflow struct {
+	Repository string `yaml:"repository,omitempty" json:"repository,omitempty"`
+	Ref        string `yaml:"ref,omitempty" json:"ref,omitempty"`
+	Trigger    string `yaml:"trigger,omitempty" json:"trigger,omitempty"`
+	Name       string `yaml:"name,omitempty" json:"name,omitempty"`
+	SHA        string `yaml:"sha,omitempty" json:"sha,omitempty"`
+}
+
+// Ceiling is a permission ceiling: what a kit's surface may grant. Every
+// omitted list allows nothing and every omitted switch is off, so a
+// ceiling states everything it allows.
+type Ceiling struct {
+	// Network are the allowed destinations per phase, as host patterns:
+	// host, host:port, *.example.org (one label), **.example.org (any
+	// labels), or * and ** for everything.
+	Network NetworkCeiling `yaml:"network,omitempty" json:"network,omitzero"`
+	// Credentials are the allowed credential services, in either phase.
+	Credentials []string `yaml:"credentials,omitempty" json:"credentials,omitempty"`
+	// HostMounts and Volumes are the allowed host-mount@1 and volume@1
+	// paths: a path, or a directory followed by /** for it and everything
+	// under it.
+	HostMounts []string `yaml:"hostMounts,omitempty" json:"hostMounts,omitempty"`
+	Volumes    []string `yaml:"volumes,omitempty" json:"volumes,omitempty"`
+	// Skills are the allowed agent-skills@1 paths, as path patterns;
+	// SkillsWrite allows them read-write.
+	Skills      []string `yaml:"skills,omitempty" json:"skills,omitempty"`
+	SkillsWrite bool     `yaml:"skillsWrite,omitempty" json:"skillsWrite,omitempty"`
+	// Services are the other requests allowed, by capability type (any
+	// config): git-identity@1, kit-registry@1, unknown types.
+	Services []string `yaml:"services,omitempty" json:"services,omitempty"`
+	// Privileged, SSHAgent, USB and Ports allow privileged@1, any
+	// ssh-agent@1 grant, any usb-device@1 match and any port@1.
+	Privileged bool `yaml:"privileged,omitempty" json:"privileged,omitempty"`
+	SSHAgent   bool `yaml:"sshAgent,omitempty" json:"sshAgent,omitempty"`
+	USB        bool `yaml:"usb,omitempty" json:"usb,omitempty"`
+	Ports      bool `yaml:"ports,omitempty" json:"ports,omitempty"`
+	// Baseline pins a kit's surface: any widening against it fails.
+	Baseline *Baseline `yaml:"baseline,omitempty" json:"baseline,omitempty"`
+}
+
+// NetworkCeiling are the allowed destinations of each phase.
+type NetworkCeiling struct {
+	Install []string `yaml:"install,omitempty" json:"install,omitempty"`
+	Runtime []string `yaml:"runtime,omitempty" json:"runtime,omitempty"`
+}
+
+// Baseline is a pinned surface: the kit published at Digest, or the
+// surface recorded in the JSON file Surface (relative to the policy
+// file; kitsmith diff --format json and kitsmith inspect --format json
+// write one). Exactly one is set.
+type Baseline struct {
+	Digest  string `yaml:"digest,omitempty" json:"digest,omitempty"`
+	Surface string `yaml:"surface,omitempty" json:"surface,omitempty"`
+}
+
+// ErrPolicy is wrapped by every error about a policy file's content.
+var ErrPolicy = errors.New("invalid policy")
+
+var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// LoadPolicy reads and checks the policy file at path, and the baseline
+// surface file it names.
+func LoadPolicy(path string) (*Policy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the policy: %w", err)
+	}
+	p, err := ParsePolicy(path, b)
+	if err != nil {
+		return nil, err
+	}
+	if bl := p.baselineSpec(); bl != nil && bl.Surface != "" {
+		sp := bl.Surface
+		if !filepath.IsAbs(sp) {
+			sp = filepath.Join(filepath.Dir(path), sp)
+		}
+		if p.baseline, err = LoadSurface(sp); err != nil {
+			return nil, fmt.Errorf("%s: ceiling.baseline.surface: %w", path, err)
+		}
+	}
+	return p, nil
+}
+
+// ParsePolicy decodes and checks a policy file; name labels it in errors.
+// Unknown keys are errors. A baseline surface file is not read (see
+// LoadPolicy).
+func ParsePolicy(name string, src []byte) (*Policy, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	var p Policy
+	if err := dec.Decode(&p); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: %w: the file is empty", name, ErrPolicy)
+		}
+		return nil, fmt.Errorf("%s: %w: %w", name, ErrPolicy, err)
+	}
+	p.file = name
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", name, ErrPolicy, err)
+	}
+	return &p, nil
+}
+
+func (p *Policy) baselineSpec() *Baseline {
+	if p.Ceiling == nil {
+		return nil
+	}
+	return p.Ceiling.Baseline
+}
+
+func (p *Policy) check() error {
+	if p.PolicyVersion != PolicyVersion {
+		return fmt.Errorf("policyVersion is %q; this kitsmith reads %q", p.PolicyVersion, PolicyVersion)
+	}
+	if len(p.Signers) == 0 && p.Ceiling == nil {
+		return errors.New("the policy states neither signers nor a ceiling")
+	}
+	for i, s := range p.Signers {
+		if err := s.check(); err != nil {
+			return fmt.Errorf("signers[%d]: %w", i, err)
+		}
+	}
+	if c := p.Ceiling; c != nil {
+		return c.check()
+	}
+	return nil
+}
+
+func (s Signer) check() error {
+	switch {
+	case (s.Identity == "") == (s.IdentityRegexp == ""):
+		return errors.New("state exactly one of identity and identityRegexp")
+	case (s.Issuer == "") == (s.IssuerRegexp == ""):
+		return errors.New("state exactly one of issuer and issuerRegexp")
+	}
+	for _, re := range []struct{ name, v string }{{"identityRegexp", s.IdentityRegexp}, {"issuerRegexp", s.IssuerRegexp}} {
+		if re.v == "" {
+			continue
+		}
+		if _, err := regexp.Compile(re.v); err != nil {
+			return fmt.Errorf("%s: %w", re.name, err)
+		}
+		if !strings.HasPrefix(re.v, "^") || !strings.HasSuffix(re.v, "$") {
+			return fmt.Errorf("%s %q is not anchored: write ^…$, so that it cannot match an identity that only starts or ends like it", re.name, re.v)
+		}
+	}
+	return nil
+}
+
+func (c *Ceiling) check() error {
+	for _, l := range []struct {
+		name string
+		list []string
+		ok   func(string) error
+	}{
+		{"network.install", c.Network.Install, checkHostPattern}, {"network.runtime", c.Network.Runtime, checkHostPattern},
+		{"hostMounts", c.HostMounts, checkPathPattern}, {"volumes", c.Volumes, checkPathPattern}, {"skills", c.Skills, checkPathPattern},
+		{"credentials", c.Credentials, nonEmpty}, {"services", c.Services, nonEmpty},
+	} {
+		for i, v := range l.list {
+			if err := l.ok(v); err != nil {
+				return fmt.Errorf("ceiling.%s[%d]: %w", l.name, i, err)
+			}
+		}
+	}
+	if b := c.Baseline; b != nil {
+		switch {
+		case (b.Digest == "") == (b.Surface == ""):
+			return errors.New("ceiling.baseline: state exactly one of digest and surface")
+		case b.Digest != "" && !digestRE.MatchString(b.Digest):
+			return fmt.Errorf("ceiling.baseline.digest %q is not sha256:<64 hex digits>", b.Digest)
+		}
+	}
+	return nil
+}
+
+func nonEmpty(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("empty entry")
+	}
+	return nil
+}
+
+func checkHostPattern(s string) error {
+	if s == "" || strings.ContainsAny(s, " /") {
+		return fmt.Errorf("%q is not a host pattern: write host, host:port, *.domain, **.domain, * or **", s)
+	}
+	name, _, _ := strings.Cut(s, ":")
+	if i := strings.LastIndex(name, "*"); i >= 0 && name != "*" && name != "**" &&
+		!(strings.HasPrefix(name, "*.") && i == 0) && !(strings.HasPrefix(name, "**.") && i == 1) {
+		return fmt.Errorf("%q: a wildcard stands only first, as *.domain or **.domain", s)
+	}
+	return nil
+}
+
+func checkPathPattern(s string) error {
+	p := strings.TrimSuffix(s, "/**")
+	if !strings.HasPrefix(p, "/") || strings.Contains(p, "*") {
+		return fmt.Errorf("%q is not a path pattern: write an absolute path, or a directory followed by /**", s)
+	}
+	return nil
+}
+
+// LoadSurface reads a surface recorded as JSON: a spec.Surface itself,
+// the "surface" member of kitsmith resolve --format json, or the
+// kit.permissionSurface member of kitsmith inspect --format json.
+func LoadSurface(path string) (*spec.Surface, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the surface: %w", err)
+	}
+	var doc struct {
+		Surface *spec.Surface `json:"surface"`
+		Kit     struct {
+			Surface *spec.Surface `json:"permissionSurface"`
+		} `json:"kit"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("reading the surface %s: %w", path, err)
+	}
+	switch {
+	case doc.Surface != nil:
+		return doc.Surface, nil
+	case doc.Kit.Surface != nil:
+		return doc.Kit.Surface, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s spec.Surface
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("reading the surface %s: not a recorded surface: %w", path, err)
+	}
+	return &s, nil
+}

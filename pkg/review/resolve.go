@@ -1,0 +1,308 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// CaseGroupConflicts is the conformance id a problem carries in addition
+// to its own when only the selected optional groups cause it: a runtime
+// refuses the composition rather than drop the groups (SPEC-v3
+// §7.1.1/conflicts).
+const CaseGroupConflicts = "SPEC-v3 §7.1.1/conflicts"
+
+// Problem is one rule of composition a set of kits breaks.
+type Problem struct {
+	// ID is the conformance case id of the rule (spec.CaseOneWorkload…).
+	ID      string   `json:"id"`
+	Kits    []string `json:"kits"`
+	Message string   `json:"message"`
+	// FromGroups reports a problem only the selected optional groups
+	// cause (CaseGroupConflicts).
+	FromGroups bool `json:"fromGroups,omitempty"`
+}
+
+// Resolution is how a runtime would judge a composition.
+type Resolution struct {
+	// Order is the composition order: providers before the kits that
+	// require or integrate them. Empty when the kits depend on each other
+	// in a circle.
+	Order []string `json:"order"`
+	// Groups are the optional groups selected, as "kit: group".
+	Groups []string `json:"groups"`
+	// Problems are the rules broken; none means the composition resolves.
+	Problems []Problem `json:"problems"`
+	// Notes are merges that happened as the rules allow (a network policy
+	// lifted to @2, volumes requested twice).
+	Notes []string `json:"notes"`
+	// Merged is the composition's merged declarations, in order.
+	Merged *spec.Descriptor `json:"-"`
+	// Surface is the merged permission surface.
+	Surface *spec.Surface `json:"surface"`
+}
+
+// OK reports whether the composition resolves.
+func (r *Resolution) OK() bool { return len(r.Problems) == 0 }
+
+// Selection chooses the optional capability groups a resolution
+// selects: required groups are always selected.
+type Selection struct {
+	// All selects every optional group; otherwise Names selects groups
+	// by name (in any kit), and none are selected when Names is empty.
+	All   bool
+	Names []string
+}
+
+// ErrUnknownGroup is returned when a selected group name names no
+// optional group of the kits.
+var ErrUnknownGroup = errors.New("no optional group of that name")
+
+// ResolveOption configures Resolve.
+type ResolveOption func(*resolveOptions) error
+
+type resolveOptions struct {
+	sel        Selection
+	noWorkload bool
+}
+
+// WithSelection selects optional groups; the default selects none.
+func WithSelection(s Selection) ResolveOption {
+	return func(o *resolveOptions) error {
+		if s.All && len(s.Names) > 0 {
+			return errors.New("select all optional groups or name some, not both")
+		}
+		o.sel = s
+		return nil
+	}
+}
+
+// WithoutWorkload judges the kits of a set, which need not include a
+// workload (SPEC-v3 §3.4); two workloads still fail.
+func WithoutWorkload() ResolveOption {
+	return func(o *resolveOptions) error { o.noWorkload = true; return nil }
+}
+
+func makeResolveOptions(opts []ResolveOption) (*resolveOptions, error) {
+	o := &resolveOptions{}
+	for _, opt := range opts {
+		if err := opt(o); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// Resolve judges a composition of kits as a runtime does at create time
+// (SPEC-v3 §5.3 and the set merge rules of §9.5): exactly one workload,
+// one provider per normalized name, no conflicts, no integrates
+// violation, a closed set, a dependency order, and capability entries
+// that merge. With optional groups selected it also reports, marked
+// FromGroups, the problems only those groups cause. An error is a
+// selection naming no group; broken rules are Problems.
+func Resolve(kits []*Kit, opts ...ResolveOption) (*Resolution, error) {
+	o, err := makeResolveOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNames(kits, o.sel); err != nil {
+		return nil, err
+	}
+	r, groups := resolveSelected(kits, o.sel, o.noWorkload)
+	r.Groups = append([]string{}, groups...)
+	if o.sel.All || len(o.sel.Names) > 0 {
+		base, _ := resolveSelected(kits, Selection{}, o.noWorkload)
+		for i, p := range r.Problems {
+			if !slices.ContainsFunc(base.Problems, func(b Problem) bool { return b.Message == p.Message }) {
+				r.Problems[i].FromGroups = true
+				r.Problems[i].Message += " (only with the selected optional groups; " + CaseGroupConflicts + ": they are not dropped to repair it)"
+			}
+		}
+	}
+	return r, nil
+}
+
+func checkNames(kits []*Kit, sel Selection) error {
+	for _, n := range sel.Names {
+		found := false
+		for _, k := range kits {
+			for _, c := range k.Descriptor.Capabilities {
+				found = found || c.Group != nil && c.Group.Optional && c.Group.Name == n
+			}
+		}
+		if !found {
+			return fmt.Errorf("--select-groups %s: %w", n, ErrUnknownGroup)
+		}
+	}
+	return nil
+}
+
+// selectGroups returns d with the selected groups flattened into their
+// members at their positions and the others dropped, and the names of the
+// optional groups selected.
+func selectGroups(d *spec.Descriptor, sel Selection) (*spec.Descriptor, []string) {
+	out := *d
+	out.Capabilities = nil
+	var names []string
+	for i, c := range d.Capabilities {
+		if c.Group == nil {
+			out.Capabilities = append(out.Capabilities, c)
+			continue
+		}
+		if c.Group.Optional && !sel.All && !slices.Contains(sel.Names, c.Group.Name) {
+			continue
+		}
+		if c.Group.Optional {
+			n := c.Group.Name
+			if n == "" {
+				n = capField(i)
+			}
+			names = append(names, n)
+		}
+		out.Capabilities = append(out.Capabilities, c.Group.Capabilities...)
+	}
+	return &out, names
+}
+
+func resolveSelected(kits []*Kit, sel Selection, noWorkload bool) (*Resolution, []string) {
+	r := &Resolution{Order: []string{}, Problems: []Problem{}, Notes: []string{}}
+	var groups []string
+	cs := make([]spec.Contribution, len(kits))
+	for i, k := range kits {
+		d, names := selectGroups(k.Descriptor, sel)
+		cs[i] = spec.Contribution{Who: k.Name, Descriptor: d}
+		for _, n := range names {
+			groups = append(groups, k.Name+": "+n)
+		}
+	}
+	r.Problems = append(r.Problems, workloadProblems(cs, noWorkload)...)
+	for _, e := range spec.CheckRelations(cs) {
+		r.Problems = append(r.Problems, problem(e))
+	}
+	for _, e := range spec.CheckClosed(cs) {
+		r.Problems = append(r.Problems, problem(e))
+	}
+	order, err := spec.DependencyOrder(cs)
+	if err != nil {
+		r.Problems = append(r.Problems, problemOf(err))
+		order = make([]int, len(cs)) // merge in the given order
+		for i := range order {
+			order[i] = i
+		}
+	} else {
+		for _, i := range order {
+			r.Order = append(r.Order, cs[i].Who)
+		}
+	}
+	ordered := make([]spec.Contribution, len(order))
+	for i, j := range order {
+		ordered[i] = cs[j]
+	}
+	r.Merged = mergeComposition(ordered, r)
+	r.Surface = spec.SurfaceOf(r.Merged)
+	return r, groups
+}
+
+func workloadProblems(cs []spec.Contribution, noWorkload bool) []Problem {
+	var w []string
+	for _, c := range cs {
+		if c.Descriptor.Kind == spec.KindWorkload {
+			w = append(w, c.Who)
+		}
+	}
+	switch {
+	case len(w) > 1:
+		return []Problem{{ID: spec.CaseOneWorkload, Kits: w, Message: fmt.Sprintf(
+			"the composition has %d workloads (%s); it takes exactly one, the others composed as their mixin form", len(w), strings.Join(w, ", "))}}
+	case len(w) == 0 && !noWorkload:
+		return []Problem{{ID: spec.CaseOneWorkload, Kits: []string{}, Message: "the composition has no workload; add the one workload kit the mixins compose onto"}}
+	}
+	return nil
+}
+
+func problem(e *spec.CompositionError) Problem {
+	return Problem{ID: e.ID, Kits: e.Kits, Message: e.Msg}
+}
+
+func problemOf(err error) Problem {
+	var ce *spec.CompositionError
+	if errors.As(err, &ce) {
+		return problem(ce)
+	}
+	return Problem{ID: "", Kits: []string{}, Message: err.Error()}
+}
+
+// mergeComposition merges the declarations of the ordered contributions,
+// recording every capability entry that does not merge as a problem and
+// the merges the rules allow as notes.
+func mergeComposition(cs []spec.Contribution, r *Resolution) *spec.Descriptor {
+	out := &spec.Descriptor{SchemaVersion: spec.SchemaVersion, Kind: spec.KindMixin}
+	var m spec.CapabilityMerger
+	npTypes := map[string][]string{}
+	volumes := map[string][]string{}
+	for _, c := range cs {
+		d := c.Descriptor
+		if d.Kind == spec.KindWorkload {
+			out.Kind = spec.KindWorkload
+		}
+		out.Licenses = appendNew(out.Licenses, d.Licenses...)
+		out.Provides = appendNew(out.Provides, spec.VersionedProvides(d)...)
+		out.Requires = appendNew(out.Requires, d.Requires...)
+		out.Integrates = appendNew(out.Integrates, d.Integrates...)
+		out.Conflicts = appendNew(out.Conflicts, d.Conflicts...)
+		for _, e := range d.Capabilities {
+			switch e.Type {
+			case spec.TypeNetworkPolicy, spec.TypeNetworkPolicy2:
+				npTypes[e.Type] = appendNew(npTypes[e.Type], c.Who)
+			case spec.TypeVolume:
+				p, _ := e.Config["path"].(string)
+				volumes[cleanPath(p)] = append(volumes[cleanPath(p)], c.Who)
+			}
+			if e.Type == spec.TypeAgentContext && e.Config["directory"] == nil && e.Config["filename"] == nil {
+				m.Merged = append(m.Merged, e) // undirected bodies concatenate
+				continue
+			}
+			if _, _, err := m.Add(c.Who, e); err != nil {
+				r.Problems = append(r.Problems, problemOf(err))
+			}
+		}
+	}
+	out.Capabilities = m.Merged
+	out.Requires = unsatisfied(out.Requires, out.Provides)
+	out.Integrates = unsatisfied(out.Integrates, out.Provides)
+	if len(npTypes[spec.TypeNetworkPolicy]) > 0 && len(npTypes[spec.TypeNetworkPolicy2]) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("network-policy@1 of %s and network-policy@2 of %s merge as one network-policy@2, allow and deny unioned per phase",
+			strings.Join(npTypes[spec.TypeNetworkPolicy], ", "), strings.Join(npTypes[spec.TypeNetworkPolicy2], ", ")))
+	}
+	for _, p := range sortedKeys(volumes) {
+		if who := volumes[p]; len(who) > 1 && !slices.ContainsFunc(r.Problems, func(x Problem) bool { return x.ID == spec.CaseVolumeNoMerge && strings.Contains(x.Message, p) }) {
+			r.Notes = append(r.Notes, fmt.Sprintf("volume %s requested by %s merges into one (volume@1/matching-requests-merge)", p, strings.Join(who, ", ")))
+		}
+	}
+	return out
+}
+
+// unsatisfied returns the requires or integrates entries the provides
+// do not meet: a merged kit keeps only those (SPEC-v3
+// §9.5/internal-requires-dropped).
+func unsatisfied(entries, provides []string) []string {
+	var out []string
+	for _, e := range entries {
+		if !spec.SatisfiedWithin(provides, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func appendNew(list []string, values ...string) []string {
+	for _, v := range values {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
+}

@@ -1,0 +1,147 @@
+package sign
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/verify"
+	"gopkg.in/yaml.v3"
+)
+
+// Policy is who must have signed a kit for Verify to accept it. It is kept
+// apart from the trusted material (NewVerifier): the trust says which
+// Sigstore instance is believed, the policy which signers are.
+//
+// A signature is accepted when its certificate matches one of the policy's
+// identities: the one given by Identity or IdentityRegexp with Issuer or
+// IssuerRegexp, or any of TrustedSigners. Each identity needs a SAN (exact
+// or regexp) and an issuer (exact or regexp). The GitHub workflow claims,
+// when set, must match as well whichever identity matched. A policy with no
+// identity is an error, except for key-based signatures (a Verifier with a
+// public key), which need none.
+type Policy struct {
+	// Identity is the exact certificate SAN, e.g. an email address or
+	// https://github.com/OWNER/REPO/.github/workflows/FILE@REF.
+	Identity string
+	// IdentityRegexp is a regular expression (RE2, unanchored) the SAN
+	// must match.
+	IdentityRegexp string
+	// Issuer is the exact OIDC issuer, e.g.
+	// https://token.actions.githubusercontent.com.
+	Issuer string
+	// IssuerRegexp is a regular expression the issuer must match.
+	IssuerRegexp string
+
+	// GitHubWorkflowRepository is the repository claim (OWNER/REPO), as
+	// cosign's --certificate-github-workflow-repository.
+	GitHubWorkflowRepository string
+	// GitHubWorkflowRef is the ref claim, e.g. refs/heads/main.
+	GitHubWorkflowRef string
+	// GitHubWorkflowTrigger is the event claim, e.g. push.
+	GitHubWorkflowTrigger string
+	// GitHubWorkflowName is the workflow name claim.
+	GitHubWorkflowName string
+	// GitHubWorkflowSHA is the commit claim.
+	GitHubWorkflowSHA string
+
+	// TrustedSigners are more accepted identities, as a team's policy file
+	// lists them (ParseTrustedSigners).
+	TrustedSigners []TrustedSigner
+
+	// PredicateType, when set, is the only statement predicate type
+	// accepted; "" accepts any, as `cosign verify` does.
+	PredicateType string
+}
+
+// TrustedSigner is one accepted signer identity of a policy file.
+type TrustedSigner struct {
+	// Identity is the exact certificate SAN.
+	Identity string `json:"identity,omitempty" yaml:"identity,omitempty"`
+	// IdentityRegexp is a regular expression the SAN must match.
+	IdentityRegexp string `json:"identityRegexp,omitempty" yaml:"identityRegexp,omitempty"`
+	// Issuer is the exact OIDC issuer.
+	Issuer string `json:"issuer,omitempty" yaml:"issuer,omitempty"`
+	// IssuerRegexp is a regular expression the issuer must match.
+	IssuerRegexp string `json:"issuerRegexp,omitempty" yaml:"issuerRegexp,omitempty"`
+}
+
+// ParseTrustedSigners decodes a policy file: a JSON (or YAML) list of
+// {identity | identityRegexp, issuer | issuerRegexp}. Unknown keys and
+// entries missing an identity or an issuer are errors.
+func ParseTrustedSigners(data []byte) ([]TrustedSigner, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var list []TrustedSigner
+	if err := dec.Decode(&list); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("parsing the policy: it lists no trusted signer")
+		}
+		return nil, fmt.Errorf("parsing the policy: %w", err)
+	}
+	if len(list) == 0 {
+		return nil, errors.New("parsing the policy: it lists no trusted signer")
+	}
+	for i, s := range list {
+		if _, err := s.identity(certificate.Extensions{}); err != nil {
+			return nil, fmt.Errorf("parsing the policy: signer %d: %w", i+1, err)
+		}
+	}
+	return list, nil
+}
+
+// identity returns s as a sigstore-go identity with the claims ext.
+func (s TrustedSigner) identity(ext certificate.Extensions) (verify.CertificateIdentity, error) {
+	if s.Identity == "" && s.IdentityRegexp == "" {
+		return verify.CertificateIdentity{}, errors.New("an identity or identityRegexp is needed")
+	}
+	if s.Issuer == "" && s.IssuerRegexp == "" {
+		return verify.CertificateIdentity{}, errors.New("an issuer or issuerRegexp is needed")
+	}
+	san, err := verify.NewSANMatcher(s.Identity, s.IdentityRegexp)
+	if err != nil {
+		return verify.CertificateIdentity{}, fmt.Errorf("identity: %w", err)
+	}
+	iss, err := verify.NewIssuerMatcher(s.Issuer, s.IssuerRegexp)
+	if err != nil {
+		return verify.CertificateIdentity{}, fmt.Errorf("issuer: %w", err)
+	}
+	id, err := verify.NewCertificateIdentity(san, iss, ext)
+	if err != nil {
+		return verify.CertificateIdentity{}, err
+	}
+	return id, nil
+}
+
+// identities returns every identity the policy accepts; none is an error.
+func (p Policy) identities() (verify.CertificateIdentities, error) {
+	ext := certificate.Extensions{
+		GithubWorkflowTrigger:    p.GitHubWorkflowTrigger,
+		GithubWorkflowSHA:        p.GitHubWorkflowSHA,
+		GithubWorkflowName:       p.GitHubWorkflowName,
+		GithubWorkflowRepository: p.GitHubWorkflowRepository,
+		GithubWorkflowRef:        p.GitHubWorkflowRef,
+	}
+	var ids verify.CertificateIdentities
+	direct := TrustedSigner{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer, IssuerRegexp: p.IssuerRegexp}
+	if direct != (TrustedSigner{}) {
+		id, err := direct.identity(ext)
+		if err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	for i, s := range p.TrustedSigners {
+		id, err := s.identity(ext)
+		if err != nil {
+			return nil, fmt.Errorf("policy: trusted signer %d: %w", i+1, err)
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("policy: no signer identity: give an identity (or its regexp) and an issuer (or its regexp), or trusted signers")
+	}
+	return ids, nil
+}
