@@ -298,3 +298,46 @@ func TestPushReferrerConfirms(t *testing.T) {
 		t.Errorf("Referrers = %+v, %v; want %s", list, err, d.Digest)
 	}
 }
+
+// TestRetriesBounded is issue 10 item 2: a registry that always answers
+// 503 gets a bounded number of attempts per operation.
+func TestRetriesBounded(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/" {
+			return
+		}
+		requests.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	host := srv.Listener.Addr().String()
+	ops := map[string]func() error{
+		"open": func() error { _, err := Open(context.Background(), host+"/kits/gh:1", fastRetries()); return err },
+		"push": func() error {
+			_, err := Push(context.Background(), FromImage(tinyImage(t)), host+"/kits/gh:1", fastRetries())
+			return err
+		},
+		"referrers": func() error {
+			st, err := NewStore(context.Background(), host+"/kits/gh", fastRetries())
+			if err != nil {
+				return err
+			}
+			_, err = st.Referrers(context.Background(), v1.Descriptor{Digest: v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("0", 64)}})
+			return err
+		},
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			requests.Store(0)
+			if err := within(t, 20*time.Second, op); err == nil {
+				t.Fatal("no error from a registry that answers 503")
+			}
+			if n, limit := requests.Load(), int64(4*retrySteps*retrySteps); n > limit {
+				t.Errorf("%d requests, want at most %d", n, limit)
+			} else {
+				t.Logf("%s: %d requests", name, n)
+			}
+		})
+	}
+}

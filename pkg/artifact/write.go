@@ -50,8 +50,13 @@ func Write(ctx context.Context, a *Artifact, dest string, opts ...Option) (v1.De
 		}
 		if ref, _ := o.registryRef(r.Name); ref != nil {
 			if t, ok := ref.(name.Tag); ok {
-				if err := tag(ctx, t, d, o); err != nil {
-					return v1.Descriptor{}, err
+				// The manifest is at hand: tag it without reading it back.
+				var m remote.Taggable = a.image
+				if a.index != nil {
+					m = a.index
+				}
+				if err := remote.Tag(t, m, o.remoteOptions(ctx)...); err != nil {
+					return v1.Descriptor{}, fmt.Errorf("tagging %s: %w", t, classifyRegistryError(t, err))
 				}
 			}
 		}
