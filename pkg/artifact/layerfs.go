@@ -96,7 +96,7 @@ func newLayerFS(want func(string) int64, b *memBudget) *layerFS {
 // every platform, together.
 const (
 	// maxCheckMemory bounds the names, link targets and file contents kept.
-	maxCheckMemory = 96 << 20
+	maxCheckMemory = 80 << 20
 	// entryOverhead is what one kept entry costs besides its name and link.
 	entryOverhead = 200
 	// maxPathBytes is Linux's PATH_MAX: no unpacker creates an entry whose
