@@ -449,11 +449,7 @@ func failedChecks(rep *artifact.Report) string {
 		if f.Severity != artifact.SeverityFail {
 			continue
 		}
-		where := ""
-		if f.Platform != "" {
-			where = f.Platform + " "
-		}
-		list = append(list, where+f.Check+": "+f.Message)
+		list = append(list, f.String())
 	}
 	return strings.Join(list, "; ")
 }
