@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,7 +61,7 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
   kitsmith validate --mode effective --kit-arg port=8080 kits/inside`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
 		},
 	}
 	f := cmd.Flags()
@@ -72,7 +73,7 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
 	return cmd
 }
 
-func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
+func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths []string) error {
 	mode, err := spec.ParseMode(o.mode)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -88,13 +89,16 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 		return usageErrorf("--kit-arg only applies to --mode effective")
 	}
 	if o.recursive {
-		if paths, err = searchKits(paths); err != nil {
+		if paths, err = searchKits(ctx, paths); err != nil {
 			return err
 		}
 	}
 	var results []validateResult
 	ioFailed := false
 	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		k, err := spec.LoadPath(p)
 		if err != nil {
 			fmt.Fprintf(errOut, "kitsmith: %s\n", textsafe.String(err.Error()))
@@ -131,7 +135,7 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 
 // searchKits replaces each directory of paths with the kits found under it;
 // files are kept as they are.
-func searchKits(paths []string) ([]string, error) {
+func searchKits(ctx context.Context, paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -142,7 +146,7 @@ func searchKits(paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		found, err := findKits(p)
+		found, err := findKits(ctx, p)
 		if err != nil {
 			return nil, asUsage(err, "")
 		}
