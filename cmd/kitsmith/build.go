@@ -177,7 +177,9 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 		if err := checkOutputDest(out); err != nil {
 			return bo, err
 		}
-		out.Tag = tag
+		if out.Tag == "" {
+			out.Tag = tag
+		}
 		bo.Outputs = append(bo.Outputs, out)
 	}
 	if o.push {

@@ -145,8 +145,12 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		newBuildCmd(ro),
 		newInspectCmd(ro),
 		newCheckCmd(ro),
+		newSignCmd(ro),
+		newVerifyCmd(ro),
 		newMigrateCmd(ro),
 		newSchemaCmd(ro),
+		newDiffCmd(ro),
+		newResolveCmd(ro),
 		newVersionCmd(ro),
 	)
 	for _, c := range root.Commands() {

@@ -21,6 +21,7 @@ type validateOptions struct {
 	mode      string
 	kitArgs   []string
 	recursive bool
+	resolve   bool
 }
 
 func newValidateCmd(_ *rootOptions) *cobra.Command {
@@ -58,7 +59,10 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
   kitsmith validate --recursive .
 
   # judge the descriptor a sandbox would see with these args
-  kitsmith validate --mode effective --kit-arg port=8080 kits/inside`,
+  kitsmith validate --mode effective --kit-arg port=8080 kits/inside
+
+  # a set, resolved with the kits it lists
+  kitsmith validate --resolve kits/team`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
@@ -68,6 +72,7 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
 	f.StringVar(&o.mode, "mode", "authored", "validation mode: authored, published or effective")
 	f.StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase arg value name=value for --mode effective (repeatable)")
 	f.BoolVarP(&o.recursive, "recursive", "r", false, "search PATH directories for kits")
+	f.BoolVar(&o.resolve, "resolve", false, "also resolve a kind: set with the kits it lists, read from their registries (as kitsmith resolve --set)")
 	o.formatFlag.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"authored", "published", "effective"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -109,6 +114,9 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 			return err
 		}
 		rep := k.Validate(spec.WithMode(mode), spec.WithKitArgs(kitArgs))
+		if o.resolve {
+			resolveSetReport(ctx, k, rep)
+		}
 		results = append(results, validateResult{kit: k, report: rep})
 	}
 	if o.json() {

@@ -22,7 +22,7 @@ const SLSAPredicateType = "https://slsa.dev/provenance/v1"
 
 // BuildType is the SLSA buildType of a kit built by kitsmith: its
 // externalParameters are the kit source and the platforms.
-const BuildType = "https://github.com/kitsmith/kitsmith/blob/main/docs/provenance.md#v1"
+const BuildType = "https://github.com/kitsmith/kitsmith/blob/main/README.md#provenance"
 
 // Provenance is the SLSA v1 provenance predicate Run attests, in its JSON
 // shape (https://slsa.dev/spec/v1.0/provenance).
@@ -123,8 +123,11 @@ func provenance(k *spec.Kit, res *build.Result, bo build.Options, src Source, po
 		},
 	}
 	if src.Commit != "" {
-		p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies,
-			ResourceDescriptor{URI: "git+" + src.Repository, Digest: map[string]string{"gitCommit": src.Commit}, Name: "source"})
+		r := ResourceDescriptor{Digest: map[string]string{"gitCommit": src.Commit}, Name: "source"}
+		if src.Repository != "" {
+			r.URI = "git+" + src.Repository
+		}
+		p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies, r)
 	}
 	p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies, resolvedInputs(k)...)
 	b, err := json.Marshal(p)
