@@ -2,11 +2,14 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/distribution/reference"
+	"gopkg.in/yaml.v3"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -313,9 +316,71 @@ func (in *Input) contacts(h *Hook, c Command, distro string) []contact {
 		switch sub {
 		case "pull", "run", "create":
 			return in.imageContacts(h, c)
+		case "compose":
+			return in.composeContacts(h, c)
 		}
+	case "docker-compose":
+		return in.composeContacts(h, c)
 	}
 	return nil
+}
+
+// composeFiles are the names docker compose reads when no -f is given.
+var composeFiles = []string{"compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"}
+
+// composeContacts returns the registries of the images a docker compose
+// up, pull, run or create pulls, when its compose file is a lifecycle file
+// of the kit (named with -f, or by its default name).
+func (in *Input) composeContacts(h *Hook, c Command) []contact {
+	verb := ""
+	for _, a := range c.Args {
+		switch a {
+		case "up", "pull", "run", "create":
+			verb = a
+		}
+		if verb != "" {
+			break
+		}
+	}
+	if verb == "" {
+		return nil
+	}
+	var names []string
+	for i, a := range c.Args {
+		if (a == "-f" || a == "--file") && i+1 < len(c.Args) {
+			names = append(names, in.argText(h.Script, c, i+1))
+		}
+	}
+	if len(names) == 0 {
+		names = composeFiles
+	}
+	var out []contact
+	for _, f := range in.Files {
+		p := in.withDefaults(f.Path)
+		match := false
+		for _, n := range names {
+			match = match || n != "" && (p == n || strings.HasSuffix(p, "/"+strings.TrimPrefix(n, "./")))
+		}
+		if !match {
+			continue
+		}
+		var doc struct {
+			Services map[string]struct {
+				Image string `yaml:"image"`
+			} `yaml:"services"`
+		}
+		if yaml.Unmarshal([]byte(f.Content), &doc) != nil {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(doc.Services)) {
+			image := in.resolved(doc.Services[name].Image)
+			if image == "" || strings.Contains(image, "$") {
+				continue // built locally, or from a variable the kit cannot know
+			}
+			out = append(out, in.registryContacts(image, fmt.Sprintf("docker compose %s of %s (service %s)", verb, f.Path, name), commandRange(in, h, c))...)
+		}
+	}
+	return out
 }
 
 // curlMethod is the HTTP method a curl command line uses.
@@ -364,29 +429,35 @@ func (in *Input) imageContacts(h *Hook, c Command) []contact {
 		if t == "" {
 			return nil
 		}
-		named, err := reference.ParseNormalizedNamed(t)
-		if err != nil {
-			return nil
-		}
-		domain := reference.Domain(named)
-		via := c.Name + " " + c.Sub() + " " + t
-		if domain == "docker.io" {
-			var out []contact
-			for _, host := range registryHosts["dockerhub"] {
-				out = append(out, contact{Host: host, Port: "443", Via: via + " (Docker Hub)", Range: in.argRange(h, c, i)})
-			}
-			return out
-		}
-		host, port := domain, "443"
-		if hp, p, err := net.SplitHostPort(domain); err == nil {
-			host, port = hp, p
-		}
-		if loopback(host) {
-			return nil
-		}
-		return []contact{{Host: strings.ToLower(host), Port: port, Certain: true, Via: via, Range: in.argRange(h, c, i)}}
+		return in.registryContacts(t, c.Name+" "+c.Sub()+" "+t, in.argRange(h, c, i))
 	}
 	return nil
+}
+
+// registryContacts returns the registry an image reference is pulled
+// from: Docker Hub's hosts (inferred) for docker.io images, the named
+// registry (certain) otherwise.
+func (in *Input) registryContacts(image, via string, r spec.Range) []contact {
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return nil
+	}
+	domain := reference.Domain(named)
+	if domain == "docker.io" {
+		var out []contact
+		for _, host := range registryHosts["dockerhub"] {
+			out = append(out, contact{Host: host, Port: "443", Via: via + " (Docker Hub)", Range: r})
+		}
+		return out
+	}
+	host, port := domain, "443"
+	if hp, p, err := net.SplitHostPort(domain); err == nil {
+		host, port = hp, p
+	}
+	if loopback(host) {
+		return nil
+	}
+	return []contact{{Host: strings.ToLower(host), Port: port, Certain: true, Via: via, Range: r}}
 }
 
 // distro guesses the distribution family of the kit's image from its
