@@ -126,6 +126,24 @@ func (in *Input) argText(s *Script, c Command, i int) string {
 	return in.resolved(strings.NewReplacer(`"`, "", `'`, "").Replace(orig))
 }
 
+// argRefsIn returns the ${{ kit.args.NAME }} references argument i of c
+// is written with, as written.
+func argRefsIn(s *Script, c Command, i int) []string {
+	if s == nil || i >= len(c.ArgWords) {
+		return nil
+	}
+	w := c.ArgWords[i]
+	if int(w.End().Offset()) > len(s.Source) {
+		return nil
+	}
+	orig := s.Source[w.Pos().Offset():w.End().Offset()]
+	var out []string
+	for _, r := range spec.FindArgRefs(orig) {
+		out = append(out, orig[r.Start:r.End])
+	}
+	return out
+}
+
 // resolved replaces arg references by the args' defaults; "" when one has
 // no default.
 func (in *Input) resolved(s string) string {
@@ -207,6 +225,9 @@ func (in *Input) contacts(h *Hook, c Command, distro string) []contact {
 				continue
 			}
 			ct.Via, ct.Method, ct.Range = via, method, in.argRange(h, c, i)
+			if refs := argRefsIn(h.Script, c, i); len(refs) > 0 {
+				ct.Via += " with the default of " + strings.Join(refs, ", ")
+			}
 			out = append(out, ct)
 		}
 		return out
