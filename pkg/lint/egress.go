@@ -208,133 +208,82 @@ func assigned(c Command, names ...string) (string, bool) {
 	return "", false
 }
 
-// contacts returns the destinations a command of hook h reaches. base is
-// the distribution family of the image the hook runs in ("debian",
+// commandContacts finds the destinations of one command of a hook.
+type commandContacts struct {
+	in *Input
+	h  *Hook
+	c  Command
+}
+
+// urls returns the literal URL arguments (git's user@host:path too).
+func (cc commandContacts) urls(via, method string) []contact {
+	var out []contact
+	for i := range cc.c.Args {
+		t := cc.in.argText(cc.h.Script, cc.c, i)
+		if t == "" || strings.HasPrefix(t, "-") {
+			continue
+		}
+		ct, ok := urlContact(t)
+		if !ok || loopback(ct.Host) || !strings.Contains(t, "://") && cc.c.Name != "git" {
+			continue
+		}
+		ct.Via, ct.Method, ct.Range = via, method, cc.in.argRange(cc.h, cc.c, i)
+		if refs := argRefsIn(cc.h.Script, cc.c, i); len(refs) > 0 {
+			ct.Via += " with the default of " + strings.Join(refs, ", ")
+		}
+		out = append(out, ct)
+	}
+	return out
+}
+
+// inferred returns the default hosts of a tool family.
+func (cc commandContacts) inferred(family, via string) []contact {
+	var out []contact
+	for _, host := range registryHosts[family] {
+		out = append(out, contact{Host: host, Port: "443", Method: "GET", Via: via, Range: commandRange(cc.in, cc.h, cc.c)})
+	}
+	return out
+}
+
+// configured returns the mirror a flag (argument i) or an assignment (i
+// < 0) names.
+func (cc commandContacts) configured(via, value string, i int) []contact {
+	ct, ok := urlContact(value)
+	if !ok || loopback(ct.Host) {
+		return nil
+	}
+	ct.Via, ct.Method, ct.Range = via, "GET", commandRange(cc.in, cc.h, cc.c)
+	if i >= 0 {
+		ct.Range = cc.in.argRange(cc.h, cc.c, i)
+	}
+	return []contact{ct}
+}
+
+// contacts returns the destinations a command of hook h reaches. distro
+// is the distribution family of the image the hook runs in ("debian",
 // "ubuntu", "alpine", or "" when unknown).
 func (in *Input) contacts(h *Hook, c Command, distro string) []contact {
-	sub := c.Sub()
-	urlArgs := func(via string, method string) []contact {
-		var out []contact
-		for i := range c.Args {
-			t := in.argText(h.Script, c, i)
-			if t == "" || strings.HasPrefix(t, "-") {
-				continue
-			}
-			ct, ok := urlContact(t)
-			if !ok || loopback(ct.Host) || !strings.Contains(t, "://") && c.Name != "git" {
-				continue
-			}
-			ct.Via, ct.Method, ct.Range = via, method, in.argRange(h, c, i)
-			if refs := argRefsIn(h.Script, c, i); len(refs) > 0 {
-				ct.Via += " with the default of " + strings.Join(refs, ", ")
-			}
-			out = append(out, ct)
-		}
-		return out
-	}
-	inferred := func(family, via string) []contact {
-		var out []contact
-		for _, host := range registryHosts[family] {
-			out = append(out, contact{Host: host, Port: "443", Method: "GET", Via: via, Range: commandRange(in, h, c)})
-		}
-		return out
-	}
-	configured := func(via string, value string, i int) []contact {
-		ct, ok := urlContact(value)
-		if !ok || loopback(ct.Host) {
-			return nil
-		}
-		ct.Via, ct.Method = via, "GET"
-		ct.Range = commandRange(in, h, c)
-		if i >= 0 {
-			ct.Range = in.argRange(h, c, i)
-		}
-		return []contact{ct}
-	}
+	cc := commandContacts{in, h, c}
 	switch c.Name {
 	case "curl":
-		return urlArgs("curl", curlMethod(c.Args))
+		return cc.urls("curl", curlMethod(c.Args))
 	case "wget":
-		method := "GET"
-		if m, _, ok := valueFlag(c.Args, "--method"); ok {
-			method = strings.ToUpper(m)
-		} else if _, _, ok := valueFlag(c.Args, "--post-data", "--post-file"); ok {
-			method = "POST"
-		}
-		return urlArgs("wget", method)
+		return cc.urls("wget", wgetMethod(c.Args))
 	case "git":
-		switch sub {
+		switch sub := c.Sub(); sub {
 		case "clone", "fetch", "pull", "ls-remote":
-			return urlArgs("git "+sub, "")
+			return cc.urls("git "+sub, "")
 		}
 	case "npm", "pnpm", "yarn", "npx", "bunx":
-		if _, ok := networkClient(c); !ok {
-			return nil
-		}
-		via := c.Name + " " + sub
-		if c.Name == "npx" || c.Name == "bunx" {
-			via = c.Name
-		}
-		if v, i, ok := valueFlag(c.Args, "--registry"); ok {
-			return configured(via, v, i)
-		}
-		if v, ok := assigned(c, "npm_config_registry"); ok {
-			return configured(via, v, -1)
-		}
-		family := "npm"
-		if c.Name == "yarn" {
-			family = "yarn"
-		}
-		return append(urlArgs(via, "GET"), inferred(family, via+" (its default registry)")...)
+		return cc.npm()
 	case "pip", "pip3", "pipx", "uv":
-		if _, ok := networkClient(c); !ok || c.HasArg("--no-index") || c.Name == "uv" && sub == "venv" {
-			return nil
-		}
-		via := c.Name + " " + sub
-		if v, i, ok := valueFlag(c.Args, "-i", "--index-url", "--default-index", "--index"); ok {
-			return append(configured(via, v, i), urlArgs(via, "GET")...)
-		}
-		if v, ok := assigned(c, "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"); ok {
-			return configured(via, v, -1)
-		}
-		return append(urlArgs(via, "GET"), inferred("pypi", via+" (its default index)")...)
-	case "apt-get", "apt":
-		if _, ok := networkClient(c); !ok {
-			return nil
-		}
-		switch distro {
-		case "debian", "ubuntu":
-			return inferred(distro, c.Name+" "+sub+" (the "+distro+" mirrors)")
-		}
-		return nil // which mirrors depends on a base image the kit does not name
-	case "apk":
-		if _, ok := networkClient(c); !ok {
-			return nil
-		}
-		if v, i, ok := valueFlag(c.Args, "-X", "--repository"); ok {
-			return configured("apk "+sub, v, i)
-		}
-		return inferred("alpine", "apk "+sub+" (the Alpine mirrors)")
+		return cc.pip()
+	case "apt-get", "apt", "apk":
+		return cc.distroPackages(distro)
 	case "go":
-		switch sub {
-		case "get", "install":
-		case "mod":
-			if !c.HasArg("download") {
-				return nil
-			}
-		default:
-			return nil
-		}
-		if v, ok := assigned(c, "GOPROXY"); ok {
-			first, _, _ := strings.Cut(v, ",")
-			if first == "off" || first == "direct" {
-				return nil
-			}
-			return configured("go "+sub, first, -1)
-		}
-		return inferred("go", "go "+sub+" (its default module proxy and checksum database)")
+		return cc.goModules()
 	case "docker", "podman":
-		switch sub {
+		switch c.Sub() {
 		case "pull", "run", "create":
 			return in.imageContacts(h, c)
 		case "compose":
@@ -344,6 +293,95 @@ func (in *Input) contacts(h *Hook, c Command, distro string) []contact {
 		return in.composeContacts(h, c)
 	}
 	return nil
+}
+
+// wgetMethod is the HTTP method a wget command line uses.
+func wgetMethod(args []string) string {
+	if m, _, ok := valueFlag(args, "--method"); ok {
+		return strings.ToUpper(m)
+	}
+	if _, _, ok := valueFlag(args, "--post-data", "--post-file"); ok {
+		return "POST"
+	}
+	return "GET"
+}
+
+func (cc commandContacts) npm() []contact {
+	c := cc.c
+	if _, ok := networkClient(c); !ok {
+		return nil
+	}
+	via := c.Name + " " + c.Sub()
+	if c.Name == "npx" || c.Name == "bunx" {
+		via = c.Name
+	}
+	if v, i, ok := valueFlag(c.Args, "--registry"); ok {
+		return cc.configured(via, v, i)
+	}
+	if v, ok := assigned(c, "npm_config_registry"); ok {
+		return cc.configured(via, v, -1)
+	}
+	family := "npm"
+	if c.Name == "yarn" {
+		family = "yarn"
+	}
+	return append(cc.urls(via, "GET"), cc.inferred(family, via+" (its default registry)")...)
+}
+
+func (cc commandContacts) pip() []contact {
+	c := cc.c
+	if _, ok := networkClient(c); !ok || c.HasArg("--no-index") || c.Name == "uv" && c.Sub() == "venv" {
+		return nil
+	}
+	via := c.Name + " " + c.Sub()
+	if v, i, ok := valueFlag(c.Args, "-i", "--index-url", "--default-index", "--index"); ok {
+		return append(cc.configured(via, v, i), cc.urls(via, "GET")...)
+	}
+	if v, ok := assigned(c, "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"); ok {
+		return cc.configured(via, v, -1)
+	}
+	return append(cc.urls(via, "GET"), cc.inferred("pypi", via+" (its default index)")...)
+}
+
+// distroPackages returns the mirrors of apt-get and apk: apk's --repository
+// or the Alpine mirrors; for apt, the Debian or Ubuntu mirrors when the
+// recipe's base says which, and nothing when it does not.
+func (cc commandContacts) distroPackages(distro string) []contact {
+	c := cc.c
+	if _, ok := networkClient(c); !ok {
+		return nil
+	}
+	sub := c.Sub()
+	if c.Name == "apk" {
+		if v, i, ok := valueFlag(c.Args, "-X", "--repository"); ok {
+			return cc.configured("apk "+sub, v, i)
+		}
+		return cc.inferred("alpine", "apk "+sub+" (the Alpine mirrors)")
+	}
+	switch distro {
+	case "debian", "ubuntu":
+		return cc.inferred(distro, c.Name+" "+sub+" (the "+distro+" mirrors)")
+	}
+	return nil
+}
+
+func (cc commandContacts) goModules() []contact {
+	c := cc.c
+	sub := c.Sub()
+	switch {
+	case sub == "get" || sub == "install":
+	case sub == "mod" && c.HasArg("download"):
+	default:
+		return nil
+	}
+	if v, ok := assigned(c, "GOPROXY"); ok {
+		first, _, _ := strings.Cut(v, ",")
+		if first == "off" || first == "direct" {
+			return nil
+		}
+		return cc.configured("go "+sub, first, -1)
+	}
+	return cc.inferred("go", "go "+sub+" (its default module proxy and checksum database)")
 }
 
 // composeFiles are the names docker compose reads when no -f is given.
