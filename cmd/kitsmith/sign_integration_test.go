@@ -208,4 +208,3 @@ func copyBundle(t *testing.T, file, ref string) {
 		t.Fatal(err)
 	}
 }
-
