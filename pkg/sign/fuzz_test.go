@@ -11,25 +11,16 @@ import (
 // FuzzParseBundle feeds ParseBundle and a verification mangled bundles: it
 // must reject them with an error, never panic, and never accept one.
 func FuzzParseBundle(f *testing.F) {
-	ss := signtest.New(f)
-	trust := ss.TrustedRoot(f)
+	fx := newFixture(f)
 	k := kit(f)
-	s, err := sign.NewSigner(nil, ss.Certificates(signtest.Cert{Identity: devIdentity, Issuer: devIssuer}), sign.WithTimestampAuthority(ss.TSAURL))
-	if err != nil {
-		f.Fatal(err)
-	}
-	b, err := s.Sign(context.Background(), k)
-	if err != nil {
-		f.Fatal(err)
-	}
-	good, err := b.MarshalJSON()
+	good, err := fx.signed(f, signtest.NewStore(), k, k, signtest.Cert{}).MarshalJSON()
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(good)
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`))
-	v := verifierFor(f, trust)
+	v := verifierFor(f, fx.trust)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := sign.ParseBundle(data)
 		if err != nil {
