@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
@@ -140,6 +141,7 @@ func (f *sigstoreFlags) services(sc *root.SigningConfig) (sign.Services, error) 
 type signOptions struct {
 	registryFlags
 	sigstoreFlags
+	progressFlag
 
 	identityToken     string
 	identityTokenFile string
@@ -214,6 +216,7 @@ Exit status: 0 signed; 2 usage, configuration, I/O or service error.`,
 func (o *signOptions) AddFlags(cmd *cobra.Command) {
 	o.registryFlags.AddFlags(cmd)
 	o.sigstoreFlags.AddFlags(cmd, true)
+	o.progressFlag.AddFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.identityToken, "identity-token", "", "OIDC identity token to sign with (prefer --identity-token-file or SIGSTORE_ID_TOKEN: a flag shows in the process list)")
 	f.StringVar(&o.identityTokenFile, "identity-token-file", "", "file holding the OIDC identity token, read when signing")
@@ -229,6 +232,9 @@ func (o *signOptions) AddFlags(cmd *cobra.Command) {
 }
 
 func (o *signOptions) validate() error {
+	if err := o.progressFlag.validate(); err != nil {
+		return err
+	}
 	if o.key != "" && (o.identityToken != "" || o.identityTokenFile != "") {
 		return usageErrorf("--key signs with a key, not an identity: drop --identity-token and --identity-token-file")
 	}
@@ -239,7 +245,14 @@ func (o *signOptions) validate() error {
 }
 
 func (o *signOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref string) error {
-	signer, err := o.signer(ctx, e, errOut)
+	events := make(chan progress.Event)
+	wait, err := o.progressFlag.start(ctx, errOut, events)
+	if err != nil {
+		return err
+	}
+	defer wait()
+	defer close(events)
+	signer, err := o.signer(ctx, e, errOut, sign.WithSignerReporter(progress.NewReporter(events)))
 	if err != nil {
 		return err
 	}
@@ -305,9 +318,9 @@ func (o *signOptions) platformManifests(ctx context.Context, ref string) ([]v1.D
 }
 
 // signer builds the Signer the flags and environment select.
-func (o *signOptions) signer(ctx context.Context, e env, errOut io.Writer) (*sign.Signer, error) {
+func (o *signOptions) signer(ctx context.Context, e env, errOut io.Writer, opts ...sign.SignerOption) (*sign.Signer, error) {
 	if o.key != "" {
-		return o.keySigner(e)
+		return o.keySigner(e, opts)
 	}
 	tr, svc, err := o.sigstoreFlags.load(ctx, e, true)
 	if err != nil {
@@ -323,7 +336,8 @@ func (o *signOptions) signer(ctx context.Context, e env, errOut io.Writer) (*sig
 	if err != nil {
 		return nil, err
 	}
-	s, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, tokens, nil), sign.WithServices(svc), sign.WithSelfVerification(tr))
+	opts = append(opts, sign.WithServices(svc), sign.WithSelfVerification(tr))
+	s, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, tokens, nil), opts...)
 	if err != nil {
 		return nil, asUsage(err, "")
 	}
@@ -331,7 +345,7 @@ func (o *signOptions) signer(ctx context.Context, e env, errOut io.Writer) (*sig
 }
 
 // keySigner signs with --key and only the services flags name.
-func (o *signOptions) keySigner(e env) (*sign.Signer, error) {
+func (o *signOptions) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, error) {
 	pemBytes, err := os.ReadFile(o.key)
 	if err != nil {
 		return nil, asUsage(fmt.Errorf("reading the key: %w", err), "")
@@ -362,7 +376,7 @@ func (o *signOptions) keySigner(e env) (*sign.Signer, error) {
 	if !o.tlogUpload {
 		svc.Logs = nil
 	}
-	s, err := sign.NewSigner(kp, nil, sign.WithServices(svc))
+	s, err := sign.NewSigner(kp, nil, append(opts, sign.WithServices(svc))...)
 	if err != nil {
 		return nil, asUsage(err, "")
 	}
