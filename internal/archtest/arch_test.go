@@ -43,7 +43,7 @@ var allow = map[string][]string{
 	"pkg/migrate":               with("pkg/spec", "pkg/lint"),
 	"pkg/publish":               with("pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review"),
 	"internal/archtest":         {},
-	"internal/diag":             {},
+	"internal/diag":             {"internal/textsafe"},
 	"internal/suggest":          {},
 	"internal/textsafe":         {},
 	"internal/version":          {},

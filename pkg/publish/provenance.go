@@ -10,6 +10,8 @@ import (
 	"time"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kitsmith/kitsmith/internal/version"
 	"github.com/kitsmith/kitsmith/pkg/build"
@@ -22,7 +24,7 @@ const SLSAPredicateType = "https://slsa.dev/provenance/v1"
 
 // BuildType is the SLSA buildType of a kit built by kitsmith: its
 // externalParameters are the kit source and the platforms.
-const BuildType = "https://github.com/kitsmith/kitsmith/blob/main/docs/provenance.md#v1"
+const BuildType = "https://github.com/kitsmith/kitsmith/blob/main/README.md#provenance"
 
 // Provenance is the SLSA v1 provenance predicate Run attests, in its JSON
 // shape (https://slsa.dev/spec/v1.0/provenance).
@@ -123,8 +125,11 @@ func provenance(k *spec.Kit, res *build.Result, bo build.Options, src Source, po
 		},
 	}
 	if src.Commit != "" {
-		p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies,
-			ResourceDescriptor{URI: "git+" + src.Repository, Digest: map[string]string{"gitCommit": src.Commit}, Name: "source"})
+		r := ResourceDescriptor{Digest: map[string]string{"gitCommit": src.Commit}, Name: "source"}
+		if src.Repository != "" {
+			r.URI = "git+" + src.Repository
+		}
+		p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies, r)
 	}
 	p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies, resolvedInputs(k)...)
 	b, err := json.Marshal(p)
@@ -198,8 +203,9 @@ func gitSource(dir, descriptor string) (Source, error) {
 
 // gitCommitTime returns the committer time of the last commit touching
 // dir, read with go-git, or nil outside a git work tree or when no commit
-// touches it. It is what kitsmith build takes for SOURCE_DATE_EPOCH, so
-// that publish builds the same digest.
+// touches it. It is what kitsmith build takes for SOURCE_DATE_EPOCH (git
+// log -1 -- DIR), so that publish builds the same digest; history is
+// followed along first parents, comparing the directory's tree hash.
 func gitCommitTime(dir string) *int64 {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -217,24 +223,48 @@ func gitCommitTime(dir string) *int64 {
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil
 	}
-	rel = filepath.ToSlash(rel)
 	head, err := repo.Head()
 	if err != nil {
 		return nil
 	}
-	opts := &git.LogOptions{From: head.Hash()}
-	if rel != "." {
-		opts.PathFilter = func(p string) bool { return strings.HasPrefix(p, rel+"/") }
-	}
-	iter, err := repo.Log(opts)
+	c, err := repo.CommitObject(head.Hash())
 	if err != nil {
 		return nil
 	}
-	defer iter.Close()
-	c, err := iter.Next()
-	if err != nil {
-		return nil
+	want, ok := treeEntry(c, filepath.ToSlash(rel))
+	if !ok {
+		return nil // not committed yet
+	}
+	for range maxHistory {
+		parent, err := c.Parent(0)
+		if err != nil {
+			break // the root commit, or a shallow clone's first
+		}
+		if h, ok := treeEntry(parent, filepath.ToSlash(rel)); !ok || h != want {
+			break
+		}
+		c = parent
 	}
 	t := c.Committer.When.Unix()
 	return &t
+}
+
+// maxHistory bounds how many commits gitCommitTime walks.
+const maxHistory = 100000
+
+// treeEntry returns the hash of the tree or blob at rel in c's tree ("."
+// is the root tree).
+func treeEntry(c *object.Commit, rel string) (plumbing.Hash, bool) {
+	tree, err := c.Tree()
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	if rel == "." {
+		return tree.Hash, true
+	}
+	e, err := tree.FindEntry(rel)
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	return e.Hash, true
 }
