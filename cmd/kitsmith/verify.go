@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/spf13/cobra"
 
@@ -218,7 +219,7 @@ type verifyJSON struct {
 	FormatVersion int              `json:"formatVersion"`
 	Reference     string           `json:"reference"`
 	Verified      bool             `json:"verified"`
-	Subject       any              `json:"subject"`
+	Subject       v1.Descriptor    `json:"subject"`
 	Signatures    []sign.Signature `json:"signatures"`
 }
 
