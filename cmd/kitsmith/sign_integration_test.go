@@ -16,6 +16,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/sign"
+	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
 )
 
 // liveRegistries returns the registries the integration tests push to: an
@@ -193,26 +194,7 @@ func TestAttestSLSAIntegration(t *testing.T) {
 		t.Skip("no Sigstore stack; run scripts/test.sh")
 	}
 	ctx := context.Background()
-	trData, err := os.ReadFile(s.TrustedRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := sign.LoadTrustedRoot(trData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scData, err := os.ReadFile(s.SigningConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sign.LoadSigningConfig(scData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := sign.ServicesFromSigningConfig(sc, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, svc := signtest.LoadInstance(t, s.TrustedRoot, s.SigningConfig)
 	signer, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, sign.StaticToken(s.Token(t, stack.Email, nil)), nil),
 		sign.WithServices(svc), sign.WithSelfVerification(tr))
 	if err != nil {
