@@ -152,7 +152,8 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 // verifies each one: against the trusted material, for a statement whose
 // subject is subject's digest, and against p. Referrers are not filtered
 // by the store: each manifest's artifactType and single layer are checked
-// here, as cosign does.
+// here, as cosign does; referrers of other kinds (SBOMs, old-style
+// signatures) are skipped, and at most the first 256 referrers are read.
 //
 // It returns the Result with a nil error when at least one signature is
 // accepted; the Result with an error wrapping ErrNoSignature when no
