@@ -22,7 +22,7 @@ const SLSAPredicateType = "https://slsa.dev/provenance/v1"
 
 // BuildType is the SLSA buildType of a kit built by kitsmith: its
 // externalParameters are the kit source and the platforms.
-const BuildType = "https://github.com/kitsmith/kitsmith/blob/main/docs/provenance.md#v1"
+const BuildType = "https://github.com/kitsmith/kitsmith/blob/main/README.md#provenance"
 
 // Provenance is the SLSA v1 provenance predicate Run attests, in its JSON
 // shape (https://slsa.dev/spec/v1.0/provenance).
@@ -123,8 +123,11 @@ func provenance(k *spec.Kit, res *build.Result, bo build.Options, src Source, po
 		},
 	}
 	if src.Commit != "" {
-		p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies,
-			ResourceDescriptor{URI: "git+" + src.Repository, Digest: map[string]string{"gitCommit": src.Commit}, Name: "source"})
+		r := ResourceDescriptor{Digest: map[string]string{"gitCommit": src.Commit}, Name: "source"}
+		if src.Repository != "" {
+			r.URI = "git+" + src.Repository
+		}
+		p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies, r)
 	}
 	p.BuildDefinition.ResolvedDependencies = append(p.BuildDefinition.ResolvedDependencies, resolvedInputs(k)...)
 	b, err := json.Marshal(p)
@@ -194,47 +197,4 @@ func gitSource(dir, descriptor string) (Source, error) {
 		}
 	}
 	return src, nil
-}
-
-// gitCommitTime returns the committer time of the last commit touching
-// dir, read with go-git, or nil outside a git work tree or when no commit
-// touches it. It is what kitsmith build takes for SOURCE_DATE_EPOCH, so
-// that publish builds the same digest.
-func gitCommitTime(dir string) *int64 {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil
-	}
-	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return nil
-	}
-	rel, err := filepath.Rel(wt.Filesystem.Root(), abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil
-	}
-	rel = filepath.ToSlash(rel)
-	head, err := repo.Head()
-	if err != nil {
-		return nil
-	}
-	opts := &git.LogOptions{From: head.Hash()}
-	if rel != "." {
-		opts.PathFilter = func(p string) bool { return strings.HasPrefix(p, rel+"/") }
-	}
-	iter, err := repo.Log(opts)
-	if err != nil {
-		return nil
-	}
-	defer iter.Close()
-	c, err := iter.Next()
-	if err != nil {
-		return nil
-	}
-	t := c.Committer.When.Unix()
-	return &t
 }

@@ -13,6 +13,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/kitsmith/kitsmith/internal/gitdate"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
@@ -86,6 +87,7 @@ type kitRun struct {
 	built    *build.Result
 	bo       build.Options // as the kit was built
 	steps    int           // progress steps reported
+	mu       sync.Mutex    // guards steps, res.Timings and res.Pushed while signing and attesting run at once
 	art      *artifact.Artifact
 }
 
@@ -130,11 +132,16 @@ func (r *kitRun) acquire(ctx context.Context, sem chan struct{}) error {
 // one (of a later stage the step covers, such as check inside build).
 func (r *kitRun) stage(ctx context.Context, st Stage, what string, fn func() error) error {
 	start := time.Now()
+	r.mu.Lock()
 	r.steps++ // the tag stage runs twice: check, then tag
-	done := r.p.Step(ctx, fmt.Sprintf("%s/%s#%d", r.k.Path, st, r.steps), fmt.Sprintf("[%s] %s", r.k.Stem, what))
+	id := fmt.Sprintf("%s/%s#%d", r.k.Path, st, r.steps)
+	r.mu.Unlock()
+	done := r.p.Step(ctx, id, fmt.Sprintf("[%s] %s", r.k.Stem, what))
 	err := fn()
 	done(err)
+	r.mu.Lock()
 	r.res.Timings = append(r.res.Timings, Timing{Stage: st, Duration: time.Since(start)})
+	r.mu.Unlock()
 	if err == nil {
 		return nil
 	}
@@ -229,7 +236,11 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	bo := r.opts.Build
 	bo.Outputs = []build.Output{{Type: build.OutputOCI, Dest: dir}}
 	if bo.SourceDateEpoch == nil {
-		bo.SourceDateEpoch = gitCommitTime(r.k.Dir)
+		// What kitsmith build takes, so that publish builds the same digest.
+		if t, err := gitdate.LastCommit(ctx, r.k.Dir); err == nil {
+			n := t.Unix()
+			bo.SourceDateEpoch = &n
+		}
 	}
 	r.bo = bo
 	ch := make(chan progress.Event)
@@ -254,7 +265,7 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	var pe *build.DescriptorError
 	switch {
 	case errors.As(err, &ce):
-		return &StageError{Kit: r.k.Path, Stage: StageCheck, Err: err}
+		return &StageError{Kit: r.k.Path, Stage: StageCheck, Err: fmt.Errorf("%w: %s", err, failedChecks(ce.Report))}
 	case errors.As(err, &pe):
 		return &StageError{Kit: r.k.Path, Stage: StageValidate, Err: err}
 	case err != nil:
@@ -323,36 +334,27 @@ func (r *kitRun) push(ctx context.Context) error {
 	return nil
 }
 
-// signAll signs the index (and with Recursive each manifest), attests the
-// provenance and verifies the signature by reading it back.
+// signAll signs the index (and with Recursive each manifest) while it
+// attests the provenance, both at once (each waits on the transparency
+// log), then verifies the signature by reading it back.
 func (r *kitRun) signAll(ctx context.Context) error {
 	ref := r.res.Reference
-	var st sign.ReferrerStore
-	err := r.stage(ctx, StageSign, "sign "+r.res.Index.Digest.String(), func() error {
-		var err error
-		if st, err = r.opts.Registry.Store(ctx, ref); err != nil {
-			return err
-		}
-		if r.res.Signature, err = r.sign(ctx, st, r.res.Index); err != nil {
-			return err
-		}
-		if !r.opts.Recursive {
-			return nil
-		}
-		for _, m := range r.res.Manifests {
-			sig, err := r.sign(ctx, st, manifestDescriptor(r.art, m))
-			if err != nil {
-				return fmt.Errorf("signing the %s manifest: %w", m.Platform, err)
-			}
-			r.res.ManifestSignatures = append(r.res.ManifestSignatures, sig)
-		}
-		return nil
-	})
+	st, err := r.opts.Registry.Store(ctx, ref)
 	if err != nil {
-		return err
+		return &StageError{Kit: r.k.Path, Stage: StageSign, Err: err}
 	}
-	if err := r.stage(ctx, StageAttest, "attest SLSA provenance", func() error { return r.attest(ctx, st) }); err != nil {
-		return err
+	var attestErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		attestErr = r.stage(ctx, StageAttest, "attest SLSA provenance", func() error { return r.attest(ctx, st) })
+	})
+	signErr := r.stage(ctx, StageSign, "sign "+r.res.Index.Digest.String(), func() error { return r.signIndex(ctx, st) })
+	wg.Wait()
+	if signErr != nil {
+		return signErr
+	}
+	if attestErr != nil {
+		return attestErr
 	}
 	return r.stage(ctx, StageVerify, "verify the signature read back from "+repoOf(ref), func() error {
 		fresh, err := r.opts.Registry.Store(ctx, ref)
@@ -368,12 +370,39 @@ func (r *kitRun) signAll(ctx context.Context) error {
 	})
 }
 
+// signIndex signs the index and, with Recursive, each platform manifest.
+func (r *kitRun) signIndex(ctx context.Context, st sign.ReferrerStore) error {
+	sig, err := r.sign(ctx, st, r.res.Index)
+	if err != nil {
+		return err
+	}
+	r.res.Signature = sig
+	if !r.opts.Recursive {
+		return nil
+	}
+	for _, m := range r.res.Manifests {
+		sig, err := r.sign(ctx, st, manifestDescriptor(r.art, m))
+		if err != nil {
+			return fmt.Errorf("signing the %s manifest: %w", m.Platform, err)
+		}
+		r.res.ManifestSignatures = append(r.res.ManifestSignatures, sig)
+	}
+	return nil
+}
+
+// pushed records a descriptor written to the registry.
+func (r *kitRun) pushed(d v1.Descriptor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.res.Pushed = append(r.res.Pushed, d)
+}
+
 func (r *kitRun) sign(ctx context.Context, st sign.ReferrerStore, subject v1.Descriptor) (*Signature, error) {
 	sig, err := r.opts.Signer.Sign(ctx, st, subject)
 	if err != nil {
 		return nil, err
 	}
-	r.res.Pushed = append(r.res.Pushed, sig.Referrer)
+	r.pushed(sig.Referrer)
 	return sig, nil
 }
 
@@ -390,7 +419,7 @@ func (r *kitRun) attest(ctx context.Context, st sign.ReferrerStore) error {
 	if err != nil {
 		return err
 	}
-	r.res.Pushed = append(r.res.Pushed, sig.Referrer)
+	r.pushed(sig.Referrer)
 	r.res.Provenance = sig
 	return nil
 }
@@ -439,4 +468,17 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// failedChecks names the failed checks of rep with their messages, so a
+// summary line says what broke without the full report.
+func failedChecks(rep *artifact.Report) string {
+	var list []string
+	for _, f := range rep.Findings {
+		if f.Severity != artifact.SeverityFail {
+			continue
+		}
+		list = append(list, f.String())
+	}
+	return strings.Join(list, "; ")
 }

@@ -42,6 +42,21 @@ func (e blockEntry) decode(out any) error {
 	return decodeConfigJSON(e.raw, out)
 }
 
+// decodeLenient decodes like decode, and when that fails only because of
+// unknown keys (which the schema reports on its own), decodes what it
+// knows, so that one misspelt key does not hide the config's other
+// errors.
+func (e blockEntry) decodeLenient(out any) error {
+	err := e.decode(out)
+	if err == nil || e.raw == nil || !strings.Contains(err.Error(), "unknown field") {
+		return err
+	}
+	if json.Unmarshal(e.raw, out) != nil {
+		return err
+	}
+	return nil
+}
+
 // withRaw encodes the entry's config once for the checks that need it.
 func (e blockEntry) withRaw() blockEntry {
 	if len(e.c.Config) > 0 {
@@ -81,15 +96,18 @@ func (v *validator) checkCapabilities(declOnly bool) {
 	grouped := false
 	var top []blockEntry
 	var groups [][]blockEntry
+	v.checkRuntimeVocabulary()
 	for i, c := range v.d.Capabilities {
 		at := field("capabilities", i)
 		if c.Group == nil {
+			c.Type = CanonicalType(c.Type) // checked as its com.docker.sandbox spelling
 			top = append(top, blockEntry{c: c, f: at})
 			continue
 		}
 		grouped = true
 		var members []blockEntry
 		for j, m := range c.Group.Capabilities {
+			m.Type = CanonicalType(m.Type)
 			members = append(members, blockEntry{c: m, f: field(at, "group", "capabilities", j), group: c.Group, groupF: field(at, "group")})
 		}
 		groups = append(groups, members)
@@ -207,6 +225,10 @@ func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 	if !typeRE.MatchString(c.Type) {
 		v.errorf(field(e.f, "type"), "type-grammar", "", "type %q is not <namespace>/<name>@<version>%s", c.Type, typeHint(c.Type))
 		return false
+	}
+	if strings.HasPrefix(c.Type, sandboxNamespace) && !slices.Contains(knownTypes, c.Type) {
+		v.warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts treat it as unknown%s",
+			c.Type, sandboxTypeHint(c.Type))
 	}
 	if c.Type == TypePrivileged && c.Description == "" {
 		v.warnf(e.f, "privileged-description", "privileged@1/description-says-why",
