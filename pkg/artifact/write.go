@@ -44,6 +44,7 @@ func Write(ctx context.Context, a *Artifact, dest string, opts ...Option) (v1.De
 	}
 	ctx, cancel := o.operation(ctx)
 	defer cancel()
+	defer o.done()
 	if r.Kind == OriginRegistry {
 		if _, err := push(ctx, a, d, r.Name, o); err != nil {
 			return v1.Descriptor{}, err
@@ -94,6 +95,7 @@ func Push(ctx context.Context, a *Artifact, ref string, opts ...Option) (v1.Desc
 	}
 	ctx, cancel := o.operation(ctx)
 	defer cancel()
+	defer o.done()
 	return push(ctx, a, d, ref, o)
 }
 
@@ -136,6 +138,7 @@ func Tag(ctx context.Context, ref string, d v1.Descriptor, opts ...Option) error
 	}
 	ctx, cancel := o.operation(ctx)
 	defer cancel()
+	defer o.done()
 	return tag(ctx, t, d, o)
 }
 
@@ -176,6 +179,7 @@ func Head(ctx context.Context, ref string, opts ...Option) (v1.Descriptor, error
 	}
 	ctx, cancel := o.operation(ctx)
 	defer cancel()
+	defer o.done()
 	d, err := remote.Head(r, o.remoteOptions(ctx)...)
 	if err != nil {
 		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", ref, classifyRegistryError(r, err))
