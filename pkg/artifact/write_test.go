@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -112,6 +113,8 @@ func TestWriteRefusesDestinations(t *testing.T) {
 		{dest: "oci-archive:" + sock},
 		{dest: "oci-archive:" + notLayout, keeps: filepath.Join(notLayout, "main.go")},
 		{dest: "oci-archive:"},
+		{dest: "oci:" + filepath.Join(file, "sub"), keeps: file},
+		{dest: "oci-archive:" + filepath.Join(file, "sub", "kit.tar"), keeps: file},
 		{dest: host + "/kits/gh@sha256:" + hex64},
 	}
 	for _, tt := range tests {
@@ -120,8 +123,11 @@ func TestWriteRefusesDestinations(t *testing.T) {
 			if tt.keeps != "" {
 				before, _ = os.ReadFile(tt.keeps)
 			}
-			_, err := artifact.Write(ctx, kit, tt.dest)
 			var de *artifact.DestinationError
+			if err := artifact.CheckDestination(tt.dest); !errors.As(err, &de) && !strings.Contains(tt.dest, "@sha256:") {
+				t.Errorf("CheckDestination(%s) = %v, want a *DestinationError", tt.dest, err)
+			}
+			_, err := artifact.Write(ctx, kit, tt.dest)
 			if !errors.As(err, &de) {
 				t.Fatalf("Write(%s) error = %v, want a *DestinationError", tt.dest, err)
 			}
