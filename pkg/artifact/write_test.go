@@ -298,8 +298,8 @@ func TestPushTagHead(t *testing.T) {
 	}
 }
 
-// TestPushErrors classifies registry failures on writes as Open does on
-// reads.
+// TestPushErrors classifies registry failures on writes (Push, Write)
+// and reads (Open, Head) alike.
 func TestPushErrors(t *testing.T) {
 	kit := at.Mixin(t).Artifact(t)
 	status := func(code int) string {
@@ -341,6 +341,15 @@ func TestPushErrors(t *testing.T) {
 			_, err = artifact.Write(context.Background(), kit, tt.host+"/kits/gh:1")
 			if !errors.Is(err, tt.want) {
 				t.Errorf("Write error = %v, want %v", err, tt.want)
+			}
+			// Reads classify the same way.
+			_, err = artifact.Open(context.Background(), tt.host+"/kits/gh:1")
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Open error = %v, want %v", err, tt.want)
+			}
+			_, err = artifact.Head(context.Background(), tt.host+"/kits/gh:1")
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Head error = %v, want %v", err, tt.want)
 			}
 		})
 	}
