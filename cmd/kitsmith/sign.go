@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
@@ -137,8 +138,9 @@ func (f *sigstoreFlags) services(sc *root.SigningConfig) (sign.Services, error) 
 	return svc, nil
 }
 
-type signOptions struct {
-	registryFlags
+// signerFlags is the flag group of commands that sign (sign, and publish):
+// the instance, the identity token or the key, and the log.
+type signerFlags struct {
 	sigstoreFlags
 
 	identityToken     string
@@ -148,8 +150,15 @@ type signOptions struct {
 	oidcDevice        bool
 	key               string
 	tlogUpload        bool
-	recursive         bool
-	bundleFile        string
+}
+
+type signOptions struct {
+	registryFlags
+	signerFlags
+	progressFlag
+
+	recursive  bool
+	bundleFile string
 }
 
 func newSignCmd(ro *rootOptions) *cobra.Command {
@@ -213,6 +222,15 @@ Exit status: 0 signed; 2 usage, configuration, I/O or service error.`,
 // AddFlags registers sign's flags.
 func (o *signOptions) AddFlags(cmd *cobra.Command) {
 	o.registryFlags.AddFlags(cmd)
+	o.signerFlags.AddFlags(cmd)
+	o.progressFlag.AddFlags(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&o.recursive, "recursive", false, "also sign each platform manifest of the kit index")
+	f.StringVar(&o.bundleFile, "bundle", "", "also write the kit's Sigstore bundle (JSON) to this file")
+}
+
+// AddFlags registers the signing flags on cmd.
+func (o *signerFlags) AddFlags(cmd *cobra.Command) {
 	o.sigstoreFlags.AddFlags(cmd, true)
 	f := cmd.Flags()
 	f.StringVar(&o.identityToken, "identity-token", "", "OIDC identity token to sign with (prefer --identity-token-file or SIGSTORE_ID_TOKEN: a flag shows in the process list)")
@@ -222,13 +240,18 @@ func (o *signOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.oidcDevice, "oidc-device", false, "sign in with the device flow (a code to enter on another device) instead of a local browser")
 	f.StringVar(&o.key, "key", "", "sign with this PEM private key (cosign.key; COSIGN_PASSWORD decrypts it) instead of keyless")
 	f.BoolVar(&o.tlogUpload, "tlog-upload", true, "enter the signature in the transparency log (--tlog-upload=false only with --key or a timestamp authority)")
-	f.BoolVar(&o.recursive, "recursive", false, "also sign each platform manifest of the kit index")
-	f.StringVar(&o.bundleFile, "bundle", "", "also write the kit's Sigstore bundle (JSON) to this file")
 	_ = cmd.MarkFlagFilename("key")
 	_ = cmd.MarkFlagFilename("identity-token-file")
 }
 
 func (o *signOptions) validate() error {
+	if err := o.progressFlag.validate(); err != nil {
+		return err
+	}
+	return o.signerFlags.validate()
+}
+
+func (o *signerFlags) validate() error {
 	if o.key != "" && (o.identityToken != "" || o.identityTokenFile != "") {
 		return usageErrorf("--key signs with a key, not an identity: drop --identity-token and --identity-token-file")
 	}
@@ -239,7 +262,14 @@ func (o *signOptions) validate() error {
 }
 
 func (o *signOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref string) error {
-	signer, err := o.signer(ctx, e, errOut)
+	events := make(chan progress.Event)
+	wait, err := o.progressFlag.start(ctx, errOut, events)
+	if err != nil {
+		return err
+	}
+	defer wait()
+	defer close(events)
+	signer, err := o.signer(ctx, e, errOut, sign.WithSignerReporter(progress.NewReporter(events)))
 	if err != nil {
 		return err
 	}
@@ -304,10 +334,11 @@ func (o *signOptions) platformManifests(ctx context.Context, ref string) ([]v1.D
 	return out, nil
 }
 
-// signer builds the Signer the flags and environment select.
-func (o *signOptions) signer(ctx context.Context, e env, errOut io.Writer) (*sign.Signer, error) {
+// signer builds the Signer the flags and environment select, with opts
+// (a progress reporter) added.
+func (o *signerFlags) signer(ctx context.Context, e env, errOut io.Writer, opts ...sign.SignerOption) (*sign.Signer, error) {
 	if o.key != "" {
-		return o.keySigner(e)
+		return o.keySigner(e, opts)
 	}
 	tr, svc, err := o.sigstoreFlags.load(ctx, e, true)
 	if err != nil {
@@ -323,7 +354,8 @@ func (o *signOptions) signer(ctx context.Context, e env, errOut io.Writer) (*sig
 	if err != nil {
 		return nil, err
 	}
-	s, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, tokens, nil), sign.WithServices(svc), sign.WithSelfVerification(tr))
+	opts = append(opts, sign.WithServices(svc), sign.WithSelfVerification(tr))
+	s, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, tokens, nil), opts...)
 	if err != nil {
 		return nil, asUsage(err, "")
 	}
@@ -331,7 +363,7 @@ func (o *signOptions) signer(ctx context.Context, e env, errOut io.Writer) (*sig
 }
 
 // keySigner signs with --key and only the services flags name.
-func (o *signOptions) keySigner(e env) (*sign.Signer, error) {
+func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, error) {
 	pemBytes, err := os.ReadFile(o.key)
 	if err != nil {
 		return nil, asUsage(fmt.Errorf("reading the key: %w", err), "")
@@ -362,7 +394,7 @@ func (o *signOptions) keySigner(e env) (*sign.Signer, error) {
 	if !o.tlogUpload {
 		svc.Logs = nil
 	}
-	s, err := sign.NewSigner(kp, nil, sign.WithServices(svc))
+	s, err := sign.NewSigner(kp, nil, append(opts, sign.WithServices(svc))...)
 	if err != nil {
 		return nil, asUsage(err, "")
 	}
@@ -387,7 +419,7 @@ func (f *sigstoreFlags) signingConfigFile() (*root.SigningConfig, error) {
 
 // tokens chooses the identity token source. The environment is read here
 // and only here.
-func (o *signOptions) tokens(e env, svc sign.Services, errOut io.Writer) (sign.TokenSource, error) {
+func (o *signerFlags) tokens(e env, svc sign.Services, errOut io.Writer) (sign.TokenSource, error) {
 	switch {
 	case o.identityToken != "":
 		return sign.StaticToken(o.identityToken), nil
