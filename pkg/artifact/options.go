@@ -51,6 +51,9 @@ type options struct {
 	// insecureSet and transportSet record which options were given, for
 	// the cross-option checks.
 	insecureSet, transportSet bool
+	// own is the default transport makeOptions made, closed by done; nil
+	// when WithTransport gave one.
+	own *http.Transport
 }
 
 // WithInsecureRegistry lets a registry be reached over plain HTTP, or over
@@ -150,7 +153,8 @@ func makeOptions(opts []Option) (*options, error) {
 		return nil, errors.New("WithInsecureRegistry and WithTransport contradict each other: the given transport decides how TLS is verified; configure it there")
 	}
 	if o.transport == nil {
-		o.transport = o.defaultTransport()
+		o.own = o.defaultTransport()
+		o.transport = o.own
 	}
 	o.transport = &guardTransport{inner: o.transport, timeout: o.timeout}
 	return o, nil
@@ -190,6 +194,15 @@ func (o *options) remoteOptions(ctx context.Context) []remote.Option {
 		remote.WithTransport(o.transport),
 		remote.WithRetryBackoff(remote.Backoff{Duration: o.retryWait, Factor: 2, Jitter: 0.1, Steps: retrySteps}),
 		remote.WithJobs(4),
+	}
+}
+
+// done releases the idle connections of the transport makeOptions made,
+// once an operation that returns nothing still reading (Write, Push, Tag,
+// Head) is over.
+func (o *options) done() {
+	if o.own != nil {
+		o.own.CloseIdleConnections()
 	}
 }
 

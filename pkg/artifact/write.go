@@ -2,7 +2,12 @@ package artifact
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -44,6 +49,7 @@ func Write(ctx context.Context, a *Artifact, dest string, opts ...Option) (v1.De
 	}
 	ctx, cancel := o.operation(ctx)
 	defer cancel()
+	defer o.done()
 	if r.Kind == OriginRegistry {
 		if _, err := push(ctx, a, d, r.Name, o); err != nil {
 			return v1.Descriptor{}, err
@@ -61,6 +67,9 @@ func Write(ctx context.Context, a *Artifact, dest string, opts ...Option) (v1.De
 			}
 		}
 		return d, nil
+	}
+	if err := checkParents(dest, r.Path); err != nil {
+		return v1.Descriptor{}, err
 	}
 	blobs, err := a.blobs()
 	if err != nil {
@@ -94,6 +103,7 @@ func Push(ctx context.Context, a *Artifact, ref string, opts ...Option) (v1.Desc
 	}
 	ctx, cancel := o.operation(ctx)
 	defer cancel()
+	defer o.done()
 	return push(ctx, a, d, ref, o)
 }
 
@@ -136,6 +146,7 @@ func Tag(ctx context.Context, ref string, d v1.Descriptor, opts ...Option) error
 	}
 	ctx, cancel := o.operation(ctx)
 	defer cancel()
+	defer o.done()
 	return tag(ctx, t, d, o)
 }
 
@@ -176,6 +187,7 @@ func Head(ctx context.Context, ref string, opts ...Option) (v1.Descriptor, error
 	}
 	ctx, cancel := o.operation(ctx)
 	defer cancel()
+	defer o.done()
 	d, err := remote.Head(r, o.remoteOptions(ctx)...)
 	if err != nil {
 		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", ref, classifyRegistryError(r, err))
@@ -185,14 +197,20 @@ func Head(ctx context.Context, ref string, opts ...Option) (v1.Descriptor, error
 
 // CheckDestination reports whether Write could write dest without
 // destroying what it does not own, without writing anything: dest must
-// parse, a layout must be missing, empty or a layout, and an archive
-// must be missing or a regular file. A refusal is a *DestinationError.
-// A registry destination is only parsed; whether it accepts a push is
-// known when Push tries.
+// parse, no existing parent of its path may be other than a directory
+// (missing ones are created), a layout must be missing, empty or a
+// layout, and an archive must be missing or a regular file. A refusal is
+// a *DestinationError. A registry destination is only parsed; whether it
+// accepts a push is known when Push tries.
 func CheckDestination(dest string) error {
 	r, err := ParseReference(dest)
 	if err != nil {
 		return err
+	}
+	if r.Kind != OriginRegistry {
+		if err := checkParents(dest, r.Path); err != nil {
+			return err
+		}
 	}
 	switch r.Kind {
 	case OriginLayout:
@@ -201,4 +219,22 @@ func CheckDestination(dest string) error {
 		err = checkArchiveDest(dest, r.Path)
 	}
 	return err
+}
+
+// checkParents refuses a path under an existing parent that is not a
+// directory.
+func checkParents(ref, p string) error {
+	for parent := filepath.Dir(p); ; parent = filepath.Dir(parent) {
+		fi, err := os.Stat(parent)
+		switch {
+		case err == nil && !fi.IsDir():
+			return &DestinationError{Ref: ref, Reason: fmt.Sprintf("is under %s, which is %s, not a directory", parent, modeName(fi.Mode()))}
+		case err == nil:
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return fmt.Errorf("checking %s: %w", ref, err)
+		case filepath.Dir(parent) == parent:
+			return nil
+		}
+	}
 }

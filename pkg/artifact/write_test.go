@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -112,6 +113,8 @@ func TestWriteRefusesDestinations(t *testing.T) {
 		{dest: "oci-archive:" + sock},
 		{dest: "oci-archive:" + notLayout, keeps: filepath.Join(notLayout, "main.go")},
 		{dest: "oci-archive:"},
+		{dest: "oci:" + filepath.Join(file, "sub"), keeps: file},
+		{dest: "oci-archive:" + filepath.Join(file, "sub", "kit.tar"), keeps: file},
 		{dest: host + "/kits/gh@sha256:" + hex64},
 	}
 	for _, tt := range tests {
@@ -120,8 +123,11 @@ func TestWriteRefusesDestinations(t *testing.T) {
 			if tt.keeps != "" {
 				before, _ = os.ReadFile(tt.keeps)
 			}
-			_, err := artifact.Write(ctx, kit, tt.dest)
 			var de *artifact.DestinationError
+			if err := artifact.CheckDestination(tt.dest); !errors.As(err, &de) && !strings.Contains(tt.dest, "@sha256:") {
+				t.Errorf("CheckDestination(%s) = %v, want a *DestinationError", tt.dest, err)
+			}
+			_, err := artifact.Write(ctx, kit, tt.dest)
 			if !errors.As(err, &de) {
 				t.Fatalf("Write(%s) error = %v, want a *DestinationError", tt.dest, err)
 			}
@@ -292,8 +298,8 @@ func TestPushTagHead(t *testing.T) {
 	}
 }
 
-// TestPushErrors classifies registry failures on writes as Open does on
-// reads.
+// TestPushErrors classifies registry failures on writes (Push, Write)
+// and reads (Open, Head) alike.
 func TestPushErrors(t *testing.T) {
 	kit := at.Mixin(t).Artifact(t)
 	status := func(code int) string {
@@ -335,6 +341,15 @@ func TestPushErrors(t *testing.T) {
 			_, err = artifact.Write(context.Background(), kit, tt.host+"/kits/gh:1")
 			if !errors.Is(err, tt.want) {
 				t.Errorf("Write error = %v, want %v", err, tt.want)
+			}
+			// Reads classify the same way.
+			_, err = artifact.Open(context.Background(), tt.host+"/kits/gh:1")
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Open error = %v, want %v", err, tt.want)
+			}
+			_, err = artifact.Head(context.Background(), tt.host+"/kits/gh:1")
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Head error = %v, want %v", err, tt.want)
 			}
 		})
 	}

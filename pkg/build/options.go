@@ -154,8 +154,12 @@ func (o Output) validate() error {
 			}
 		}
 	case OutputRegistry:
-		if _, err := artifact.ParseReference(o.Dest); err != nil {
+		r, err := artifact.ParseReference(o.Dest)
+		if err != nil {
 			return fmt.Errorf("output %s: %w", o, err)
+		}
+		if r.Kind != artifact.OriginRegistry {
+			return &artifact.DestinationError{Ref: o.String(), Reason: "names a " + string(r.Kind) + ", not a registry reference; write " + r.String() + " instead"}
 		}
 	default:
 		return &artifact.DestinationError{Ref: o.String(), Reason: fmt.Sprintf("has an unknown type %q; use oci, oci-archive or registry", o.Type)}

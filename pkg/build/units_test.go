@@ -68,6 +68,7 @@ func TestParseOutput(t *testing.T) {
 		{in: "oci:", err: "write oci:DIR"},
 		{in: "out", err: "write oci:DIR"},
 		{in: "tar:x", err: "unknown type"},
+		{in: "registry:oci:out", err: "not a registry reference"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
