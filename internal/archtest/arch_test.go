@@ -40,7 +40,7 @@ var allow = map[string][]string{
 	"pkg/sign":                  with("pkg/spec", "pkg/progress"),
 	"pkg/review":                with("pkg/spec", "pkg/artifact"),
 	"pkg/migrate":               with("pkg/spec", "pkg/lint"),
-	"pkg/publish":               with("pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review"),
+	"pkg/publish":               with("pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review", "internal/gitdate"),
 	"internal/archtest":         {},
 	"internal/diag":             {},
 	"internal/suggest":          {},

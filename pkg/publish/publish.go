@@ -13,6 +13,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/kitsmith/kitsmith/internal/gitdate"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
@@ -235,7 +236,10 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	bo := r.opts.Build
 	bo.Outputs = []build.Output{{Type: build.OutputOCI, Dest: dir}}
 	if bo.SourceDateEpoch == nil {
-		bo.SourceDateEpoch = gitCommitTime(r.k.Dir)
+		if t, err := gitdate.LastCommit(ctx, r.k.Dir); err == nil {
+			n := t.Unix()
+			bo.SourceDateEpoch = &n
+		}
 	}
 	r.bo = bo
 	ch := make(chan progress.Event)
@@ -334,10 +338,11 @@ func (r *kitRun) push(ctx context.Context) error {
 // log), then verifies the signature by reading it back.
 func (r *kitRun) signAll(ctx context.Context) error {
 	ref := r.res.Reference
-	st, err := r.opts.Registry.Store(ctx, ref)
+	raw, err := r.opts.Registry.Store(ctx, ref)
 	if err != nil {
 		return &StageError{Kit: r.k.Path, Stage: StageSign, Err: err}
 	}
+	st := &serialStore{ReferrerStore: raw}
 	var attestErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -363,6 +368,20 @@ func (r *kitRun) signAll(ctx context.Context) error {
 		r.res.Verified = v
 		return nil
 	})
+}
+
+// serialStore attaches one referrer at a time: on a registry without the
+// referrers API, attaching rewrites the subject's tag-schema index
+// (sha256-<hex>), and two attachments at once would lose one.
+type serialStore struct {
+	sign.ReferrerStore
+	mu sync.Mutex
+}
+
+func (s *serialStore) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ReferrerStore.PushReferrer(ctx, subject, m)
 }
 
 // signIndex signs the index and, with Recursive, each platform manifest.
