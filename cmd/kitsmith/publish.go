@@ -70,7 +70,7 @@ stage; 2 usage, configuration or I/O error.`,
   kitsmith publish --tag registry.example.org/kits/gh:1.2.0 kits/gh
 
   # every kit of the repository, named from their descriptors
-  kitsmith publish kits/* --tag-template 'registry.example.org/kits/{stem}:{version}'
+  kitsmith publish kits/*/ --tag-template 'registry.example.org/kits/{stem}:{version}'
 
   # with a key instead of an identity, signing every platform manifest too
   kitsmith publish --key cosign.key --recursive -t registry.example.org/kits/gh:1.2.0 kits/gh
