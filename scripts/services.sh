@@ -77,7 +77,7 @@ take_lock() { # take_lock FILE
   mkdir -p "$(dirname "$1")"
   if command -v flock >/dev/null 2>&1; then
     exec 9>"$1"
-    flock -w 1800 9 || die "could not lock $1"
+    flock -w 3600 9 || die "could not lock $1"
   fi
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/gitdate"
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -175,7 +177,9 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 		if err := checkOutputDest(out); err != nil {
 			return bo, err
 		}
-		out.Tag = tag
+		if out.Tag == "" {
+			out.Tag = tag
+		}
 		bo.Outputs = append(bo.Outputs, out)
 	}
 	if o.push {
@@ -230,15 +234,18 @@ func (o *buildOptions) run(ctx context.Context, ro *rootOptions, out, errOut io.
 	res, err := build.Build(ctx, solver, k, bo, events)
 	wait()
 	if err != nil {
-		return buildError(errOut, k, err)
+		sErr := textsafe.NewWriter(errOut)
+		defer sErr.Flush()
+		return buildError(sErr, k, err)
 	}
 	if o.metadataFile != "" {
 		if err := writeMetadataFile(o.metadataFile, res.Metadata()); err != nil {
 			return usageErrorf("--metadata-file: %w", err)
 		}
 	}
-	writeBuildResult(out, errOut, res)
-	return nil
+	sOut, sErr := textsafe.NewWriter(out), textsafe.NewWriter(errOut)
+	writeBuildResult(sOut, sErr, res)
+	return errors.Join(sOut.Flush(), sErr.Flush())
 }
 
 // sandboxPlatforms are the platforms a sandbox runs.

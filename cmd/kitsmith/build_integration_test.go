@@ -51,3 +51,18 @@ func TestBuildIntegration(t *testing.T) {
 		t.Errorf("--builder: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestBuildPlatformsNoWarning builds a recipe kit for the default two
+// platforms through BuildKit and checks that BuildKit's exporter does not
+// warn that the requested platforms do not match the result's.
+func TestBuildPlatformsNoWarning(t *testing.T) {
+	host, _ := buildServices(t)
+	stdout, stderr, code := runBuild(t, env{"BUILDKIT_HOST": host, "SOURCE_DATE_EPOCH": "0"},
+		"--progress", "plain", filepath.Join(buildKits, "companion-workload"))
+	if code != exitOK || !strings.Contains(stdout, "linux/arm64") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if strings.Contains(stderr, "do not match result platforms") || strings.Contains(stderr, "WARN") {
+		t.Errorf("BuildKit warned:\n%s", stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 )
 
@@ -91,7 +92,9 @@ func (o *checkCmdOptions) run(ctx context.Context, out io.Writer, ref string) er
 	if o.json() {
 		err = writeCheckJSON(out, rep)
 	} else {
-		writeCheckText(out, rep)
+		w := textsafe.NewWriter(out)
+		writeCheckText(w, rep)
+		err = w.Flush()
 	}
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,15 +17,22 @@ import (
 // destination kitsmith would have to destroy or cannot write: an
 // oci-archive: path that is not a regular file (a directory, device, FIFO,
 // socket or symbolic link), an oci: path that is not a directory, or a
-// non-empty directory that is not an OCI layout; and a destination whose
-// parent directory does not exist.
+// non-empty directory that is not an OCI layout; and a destination under a
+// path that is not a directory. Missing parent directories are created by
+// the build.
 func checkOutputDest(out build.Output) error {
 	dest := out.Dest
-	parent := filepath.Dir(dest)
-	if fi, err := os.Stat(parent); err != nil {
-		return usageErrorf("--output %s: %v", out, err)
-	} else if !fi.IsDir() {
-		return usageErrorf("--output %s: %s is not a directory", out, parent)
+	for parent := filepath.Dir(dest); ; parent = filepath.Dir(parent) {
+		fi, err := os.Stat(parent)
+		if err == nil && !fi.IsDir() {
+			return usageErrorf("--output %s: %s is not a directory", out, parent)
+		}
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || filepath.Dir(parent) == parent {
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return usageErrorf("--output %s: %v", out, err)
+			}
+			break
+		}
 	}
 	fi, err := os.Lstat(dest)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -77,4 +85,18 @@ func localRefHint(ref string) string {
 		return "hint: did you mean " + artifact.ArchivePrefix + ref + "? (a local OCI archive)"
 	}
 	return ""
+}
+
+// checkRegularFile refuses, by its metadata and before it is opened, a
+// file to read that is not a regular file: opening a FIFO blocks until
+// something writes to it.
+func checkRegularFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s); kitsmith reads only regular files", path, fi.Mode().Type())
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -120,10 +121,14 @@ func (o *inspectOptions) run(ctx context.Context, out io.Writer, ref string) err
 	if o.json() {
 		return writeInspectJSON(out, in)
 	}
-	return writeInspectText(out, in)
+	w := textsafe.NewWriter(out)
+	defer w.Flush()
+	return writeInspectText(w, in)
 }
 
-// writeInspectText prints an inspection for people.
+// writeInspectText prints an inspection for people. Values from the image
+// are printed through textsafe.Inline, so none can start a line of its own,
+// and w escapes any other control character.
 func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Reference:\t%s\n", in.Reference)
@@ -143,7 +148,7 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 	if len(in.Referrers) > 0 {
 		fmt.Fprintln(w, "\nReferrers:")
 		for _, r := range in.Referrers {
-			fmt.Fprintf(w, "  %s  %s\n", r.Digest, firstNonEmpty(r.ArtifactType, r.MediaType))
+			fmt.Fprintf(w, "  %s  %s\n", r.Digest, textsafe.Inline(firstNonEmpty(r.ArtifactType, r.MediaType)))
 		}
 	}
 
@@ -161,7 +166,7 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 		width, sizeWidth = max(width, len(f.Path)), max(sizeWidth, len(fmt.Sprint(f.Size)))
 	}
 	for _, f := range in.StagedFiles {
-		fmt.Fprintf(w, "  %-*s  %*d B  %04o\n", width, f.Path, sizeWidth, f.Size, f.Mode)
+		fmt.Fprintf(w, "  %-*s  %*d B  %04o\n", width, textsafe.Inline(f.Path), sizeWidth, f.Size, f.Mode)
 	}
 
 	fmt.Fprintf(w, "\nAnnotations (%s):\n", annotationSource(in))
@@ -173,7 +178,7 @@ func writeInspectText(w io.Writer, in *artifact.Inspection) error {
 		if k == artifact.AnnotationDescriptor {
 			v = "(the descriptor below)"
 		}
-		fmt.Fprintf(w, "  %s: %s\n", k, v)
+		fmt.Fprintf(w, "  %s: %s\n", textsafe.Inline(k), textsafe.Inline(v))
 	}
 	if in.Descriptor != nil {
 		fmt.Fprintln(w, "\nDescriptor:")
@@ -193,7 +198,7 @@ func writeInspectKit(w io.Writer, in *artifact.Inspection) {
 	fmt.Fprintf(w, "\nKit (annotations from the %s, layers of %s):\n", annotationSource(in), in.Platform)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if in.Descriptor == nil {
-		fmt.Fprintf(tw, "  Descriptor:\tnone (%s)\n", in.DescriptorError)
+		fmt.Fprintf(tw, "  Descriptor:\tnone (%s)\n", textsafe.Inline(in.DescriptorError))
 	} else {
 		d := in.Descriptor
 		for _, row := range [][2]string{
@@ -203,12 +208,12 @@ func writeInspectKit(w io.Writer, in *artifact.Inspection) {
 			{"Kits", kitRefs(d.Kits)}, {"Stem", in.Stem},
 		} {
 			if row[1] != "" {
-				fmt.Fprintf(tw, "  %s:\t%s\n", row[0], row[1])
+				fmt.Fprintf(tw, "  %s:\t%s\n", row[0], textsafe.Inline(row[1]))
 			}
 		}
 	}
 	if b := in.BuiltBy; b != nil {
-		fmt.Fprintf(tw, "  Built by:\t%s %s%s\n", b.Name, b.Version, parenthesized(b.Revision))
+		fmt.Fprintf(tw, "  Built by:\t%s\n", textsafe.Inline(b.Name+" "+b.Version+parenthesized(b.Revision)))
 	}
 	tw.Flush()
 
@@ -228,7 +233,7 @@ func writeList(w io.Writer, title string, items []string) {
 		return
 	}
 	for _, it := range items {
-		fmt.Fprintf(w, "  %s\n", it)
+		fmt.Fprintf(w, "  %s\n", textsafe.Inline(it))
 	}
 }
 

@@ -219,6 +219,9 @@ func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
 		if !ok {
 			var cfg *lint.Config
 			if cfgPath != "" {
+				if err := checkRegularFile(cfgPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("--config: %w", err)
+				}
 				c, err := lint.LoadConfig(cfgPath)
 				if err != nil {
 					return nil, err

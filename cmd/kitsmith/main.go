@@ -3,7 +3,7 @@
 //
 // Exit codes: 0 success; 1 findings at or above the fail level, an invalid
 // kit, or a failed build, check or verification; 2 usage, configuration or
-// I/O error.
+// I/O error, or interrupted (Ctrl-C, SIGTERM).
 package main
 
 import (
@@ -15,6 +15,11 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, a second one kills at once.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], envOf(os.Environ()), os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -16,6 +16,7 @@ import (
 )
 
 type migrateOptions struct {
+	format string
 	output string
 	force  bool
 	dryRun bool
@@ -55,7 +56,10 @@ spec.yaml, not a v2 kit, a file in the way).`,
   kitsmith migrate --dry-run claude
 
   # write into another directory, replacing an earlier migration
-  kitsmith migrate --output v3/claude --force claude`,
+  kitsmith migrate --output v3/claude --force claude
+
+  # the report as JSON, for a script that migrates many kits
+  kitsmith migrate --format json claude`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
@@ -73,12 +77,20 @@ func (o *migrateOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVarP(&o.output, "output", "o", "", "directory to write the v3 sources to (default: the v2 kit's directory)")
 	f.BoolVar(&o.force, "force", false, "overwrite existing files")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of what would be written; write nothing")
+	f.StringVar(&o.format, "format", "text", "report format: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagDirname("output")
 }
 
 func (o *migrateOptions) validate() error {
+	if o.format != "text" && o.format != "json" {
+		return usageErrorf("--format must be text or json, not %q", o.format)
+	}
 	if o.dryRun && o.force {
 		return usageErrorf("--dry-run writes nothing, so --force means nothing with it")
+	}
+	if o.dryRun && o.format == "json" {
+		return usageErrorf("--dry-run prints a diff, which --format json cannot hold; drop one of them")
 	}
 	return nil
 }
@@ -106,7 +118,11 @@ func (o *migrateOptions) run(ctx context.Context, out io.Writer, dir string) err
 	} else if err := apply(writes); err != nil {
 		return err
 	}
-	if err := res.WriteReport(out); err != nil {
+	write := res.WriteReport
+	if o.format == "json" {
+		write = res.WriteJSON
+	}
+	if err := write(out); err != nil {
 		return err
 	}
 	if res.NeedsHuman() {

@@ -23,7 +23,7 @@ type publishOptions struct {
 	builderFlags
 	registryFlags
 	progressFlag
-	signingFlags
+	publishSigningFlags
 	tag          string
 	tagTemplate  string
 	failLevel    string
@@ -59,10 +59,13 @@ Several kits: --tag-template names each kit's reference from its descriptor
 ({stem}, {name} = the kit directory, {version}, {kind}); kits are published
 concurrently (--jobs) and one failing kit does not stop the others.
 
-Keyless signing takes its identity token from --identity-token,
-SIGSTORE_ID_TOKEN, or GitHub Actions (ACTIONS_ID_TOKEN_REQUEST_URL, with
-permissions: id-token: write). On GitHub Actions the job summary and the step
-outputs digest and ref are written too.
+Signing takes the same flags as 'kitsmith sign': the identity token from
+--identity-token, --identity-token-file, SIGSTORE_ID_TOKEN, GitHub Actions
+(permissions: id-token: write) or a sign-in at a terminal; public-good
+Sigstore through TUF unless --trusted-root and --signing-config name a
+private one; --key for a key instead of an identity. On GitHub Actions the
+job summary (GITHUB_STEP_SUMMARY) and the step outputs digest and ref
+(GITHUB_OUTPUT) are written too.
 
 Exit status: 0 every kit published (or already was); 1 a kit failed at a
 stage; 2 usage, configuration or I/O error.`,
@@ -89,7 +92,7 @@ stage; 2 usage, configuration or I/O error.`,
 	o.builderFlags.AddFlags(cmd)
 	o.registryFlags.AddFlags(cmd)
 	o.progressFlag.AddFlags(cmd)
-	o.signingFlags.AddFlags(cmd)
+	o.publishSigningFlags.AddFlags(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.tag, "tag", "t", "", "reference to publish one kit to, e.g. registry.example.org/kits/gh:1.2.0")
 	f.StringVar(&o.tagTemplate, "tag-template", "", "reference for each kit: {stem}, {name}, {version}, {kind}, e.g. 'registry.example.org/kits/{stem}:{version}'")
@@ -173,7 +176,7 @@ func (o *publishOptions) run(ctx context.Context, ro *rootOptions, out, errOut i
 		return err
 	}
 	if !o.unsigned {
-		if po.Signer, po.Verifier, err = o.signingFlags.signer(ctx, ro.env); err != nil {
+		if po.Signer, po.Verifier, err = o.publishSigningFlags.signer(ctx, ro.env, errOut); err != nil {
 			return err
 		}
 	}

@@ -94,6 +94,13 @@ func TestPublishIntegration(t *testing.T) {
 		if _, stderr, code := runCLI(t, "check", k.Reference); code != 0 {
 			t.Errorf("kitsmith check %s: exit %d\n%s", k.Reference, code, stderr)
 		}
+		verify := append([]string{"verify", "--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}, trustFlags(s)[:2]...)
+		if s.CTLogURL == "" {
+			verify = append(verify, "--insecure-ignore-sct")
+		}
+		if stdout, stderr, code := runCLI(t, append(verify, k.Reference)...); code != 0 {
+			t.Errorf("kitsmith verify %s: exit %d\n%s%s", k.Reference, code, stdout, stderr)
+		}
 		policy := []string{"--trusted-root", s.TrustedRoot, "--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL, "--allow-insecure-registry"}
 		if s.CTLogURL == "" {
 			policy = append(policy, "--insecure-ignore-sct")
@@ -138,47 +145,57 @@ func checkProvenance(t *testing.T, out string, k publish.KitMetadata) {
 	}
 }
 
-// TestPublishIntegrationFailures makes signing and verification fail
-// against the real services and shows that no tag is left.
+// TestPublishIntegrationFailures makes signing fail against the real
+// services (Fulcio refuses the token) and shows that no tag is left. The
+// read-back verification failing is pkg/publish's TestRunIntegration.
 func TestPublishIntegrationFailures(t *testing.T) {
 	s, reg := publishServices(t)
-	prefix := fmt.Sprintf("%s/kitsmith-publish-fail-%d", reg, time.Now().UnixNano())
-	// A trusted root without the certificate authority: Fulcio still
-	// issues certificates (signing succeeds), verification cannot trust them.
-	rootJSON, err := os.ReadFile(s.TrustedRoot)
-	if err != nil {
-		t.Fatal(err)
+	ref := fmt.Sprintf("%s/kitsmith-publish-fail-%d/k:1", reg, time.Now().UnixNano())
+	args := append(trustFlags(s), "--identity-token", "not-a-token", "-t", ref, "../../kits/outside")
+	stdout, stderr, code := runPublish(t, env{"HOME": t.TempDir()}, args...)
+	if code != 1 || !strings.Contains(stdout, "at sign: no tag written") || !strings.Contains(stderr, "at sign") ||
+		!strings.Contains(stdout, "pushed by digest") {
+		t.Errorf("exit %d; want 1 naming the sign stage and the pushed blobs\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	var tr map[string]any
-	if err := json.Unmarshal(rootJSON, &tr); err != nil {
-		t.Fatal(err)
+	if _, err := artifact.Head(context.Background(), ref); !errors.Is(err, artifact.ErrNotFound) {
+		t.Errorf("tag %s after a failed signature: %v; want none", ref, err)
 	}
-	delete(tr, "certificateAuthorities")
-	untrusting := filepath.Join(t.TempDir(), "trusted_root.json")
-	b, _ := json.Marshal(tr)
-	if err := os.WriteFile(untrusting, b, 0o644); err != nil {
-		t.Fatal(err)
+}
+
+// TestPublishIntegrationGitHub publishes as the release workflow does: the
+// token from GitHub Actions' endpoint, the builder from GITHUB_* (here the
+// local issuer's GitHub-shaped tokens), then verifies with the workflow's
+// repository as release-kits.yml does.
+func TestPublishIntegrationGitHub(t *testing.T) {
+	s, reg := publishServices(t)
+	ref := fmt.Sprintf("%s/kitsmith-publish-gh-%d/reshapr-outside:0.3.0", reg, time.Now().UnixNano())
+	dir := t.TempDir()
+	e := env{
+		"HOME": dir, "GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"),
+		"ACTIONS_ID_TOKEN_REQUEST_URL": s.ActionsTokenURL, "ACTIONS_ID_TOKEN_REQUEST_TOKEN": s.ActionsToken,
+		"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": stack.DefaultRepository, "GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "1",
+		"GITHUB_WORKFLOW_REF": stack.DefaultRepository + "/" + stack.DefaultWorkflow + "@" + stack.DefaultRef,
 	}
-	tests := []struct {
-		name  string
-		args  []string
-		stage string
-	}{
-		{"signing failure: Fulcio refuses the token", append(trustFlags(s), "--identity-token", "not-a-token"), "sign"},
-		{"verification failure: the CA is not trusted", []string{"--trusted-root", untrusting, "--signing-config", s.SigningConfig,
-			"--insecure-ignore-sct", "--identity-token", s.Token(t, stack.Email, nil)}, "verify"},
+	meta := filepath.Join(dir, "publish.json")
+	stdout, stderr, code := runPublish(t, e, append(trustFlags(s), "-t", ref, "--metadata-file", meta, "../../kits/outside")...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ref := fmt.Sprintf("%s/k%d:1", prefix, i)
-			stdout, stderr, code := runPublish(t, env{"HOME": t.TempDir()}, append(tt.args, "-t", ref, "../../kits/outside")...)
-			if code != 1 || !strings.Contains(stdout, "at "+tt.stage+": no tag written") || !strings.Contains(stderr, "at "+tt.stage) ||
-				!strings.Contains(stdout, "pushed by digest") {
-				t.Errorf("exit %d; want 1 naming the %s stage and the pushed blobs\nstdout:\n%s\nstderr:\n%s", code, tt.stage, stdout, stderr)
-			}
-			if _, err := artifact.Head(context.Background(), ref); !errors.Is(err, artifact.ErrNotFound) {
-				t.Errorf("tag %s after a failed %s: %v; want none", ref, tt.stage, err)
-			}
-		})
+	k := readMetadata(t, meta).Kits[0]
+	wantID := "https://github.com/" + stack.DefaultRepository + "/" + stack.DefaultWorkflow + "@" + stack.DefaultRef
+	if k.Signature == nil || k.Signature.Identity != wantID || k.Signature.Issuer != s.GitHubOIDCURL {
+		t.Errorf("signer %+v; want %s from %s", k.Signature, wantID, s.GitHubOIDCURL)
+	}
+	if out, err := os.ReadFile(e["GITHUB_OUTPUT"]); err != nil || string(out) != "digest="+k.Digest+"\nref="+ref+"\n" {
+		t.Errorf("GITHUB_OUTPUT = %q, %v", out, err)
+	}
+	verify := append([]string{"verify", "--certificate-github-workflow-repository", stack.DefaultRepository,
+		"--certificate-identity-regexp", "^https://github.com/" + stack.DefaultRepository + "/", "--certificate-oidc-issuer", s.GitHubOIDCURL}, trustFlags(s)[:2]...)
+	if stdout, stderr, code := runCLI(t, append(verify, ref)...); code != 0 {
+		t.Errorf("kitsmith verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+	verify[2] = "someone/else"
+	if _, _, code := runCLI(t, append(verify, ref)...); code != 1 {
+		t.Errorf("kitsmith verify for another repository: exit %d; want 1", code)
 	}
 }

@@ -93,7 +93,8 @@ func TestPublishFailures(t *testing.T) {
 			"", "published " + reg + "/k/good:1 UNSIGNED"},
 		{"one tag for two kits", []string{"--unsigned", "-t", reg + "/k/x:1", "../../kits/outside", "../../kits/inside"}, 2, "use a tag template", ""},
 		{"bad --fail-level", []string{"--unsigned", "--fail-level", "fatal", "-t", reg + "/k/x:1", "../../kits/outside"}, 2, "--fail-level", ""},
-		{"signing not possible", []string{"-t", reg + "/k/x:1", "../../kits/outside"}, 2, "--unsigned", ""},
+		{"an unreadable key", []string{"--key", "/nonexistent/cosign.key", "-t", reg + "/k/x:1", "../../kits/outside"}, 2, "reading the key", ""},
+		{"--unsigned with --recursive", []string{"--unsigned", "--recursive", "-t", reg + "/k/x:1", "../../kits/outside"}, 2, "unsigned contradicts", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

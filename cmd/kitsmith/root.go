@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 )
 
 // gcPercent is the garbage collector target of a run, unless GOGC is set.
@@ -125,6 +127,7 @@ failed build/check; 2 usage, configuration or I/O error.`,
 	})
 	// The root runs so that an unknown command is a typed usage error
 	// rather than cobra's plain one.
+	root.SuggestionsMinimumDistance = 2
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return nil
@@ -142,9 +145,13 @@ failed build/check; 2 usage, configuration or I/O error.`,
 		newBuildCmd(ro),
 		newInspectCmd(ro),
 		newCheckCmd(ro),
+		newSignCmd(ro),
+		newVerifyCmd(ro),
 		newPublishCmd(ro),
 		newMigrateCmd(ro),
 		newSchemaCmd(ro),
+		newDiffCmd(ro),
+		newResolveCmd(ro),
 		newVersionCmd(ro),
 	)
 	for _, c := range root.Commands() {
@@ -166,6 +173,11 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: whatever failed, it failed because of the signal.
+		fmt.Fprintln(stderr, "kitsmith: interrupted; nothing more was written")
+		return exitUsage
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -174,7 +186,7 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 	switch {
 	case errors.As(err, &ue):
 		if ue.err != nil {
-			fmt.Fprintf(stderr, "kitsmith: %v\n", ue.err)
+			fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(ue.err.Error()))
 		}
 		if ue.hint != "" {
 			fmt.Fprintln(stderr, ue.hint)
@@ -182,10 +194,10 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 		return exitUsage
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "kitsmith: %v\n", ee.err)
+			fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "kitsmith: %v\n", err)
+	fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(err.Error()))
 	return exitFindings
 }

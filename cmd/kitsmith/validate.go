@@ -1,23 +1,27 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 type validateOptions struct {
 	formatFlag
-	mode    string
-	kitArgs []string
+	mode      string
+	kitArgs   []string
+	recursive bool
+	resolve   bool
 }
 
 func newValidateCmd(_ *rootOptions) *cobra.Command {
@@ -33,7 +37,8 @@ file:line:col and the rule it breaks.
 
 PATH is a kit directory (the descriptor is <dirname>.yaml, the single *.yaml
 whose first line is "# syntax=docker/sandbox-kit:3", or a Dockerfile with a
-"# kit:" comment block) or a descriptor file.
+"# kit:" comment block) or a descriptor file; with --recursive, a tree to
+search for kits (hidden directories, node_modules and vendor are skipped).
 
 Modes:
   authored   the source as written (default)
@@ -50,22 +55,30 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
   # machine-readable output for several kits
   kitsmith validate --format json kits/outside kits/inside
 
+  # every kit under the current directory
+  kitsmith validate --recursive .
+
   # judge the descriptor a sandbox would see with these args
-  kitsmith validate --mode effective --kit-arg port=8080 kits/inside`,
+  kitsmith validate --mode effective --kit-arg port=8080 kits/inside
+
+  # a set, resolved with the kits it lists
+  kitsmith validate --resolve kits/team`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.mode, "mode", "authored", "validation mode: authored, published or effective")
 	f.StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase arg value name=value for --mode effective (repeatable)")
+	f.BoolVarP(&o.recursive, "recursive", "r", false, "search PATH directories for kits")
+	f.BoolVar(&o.resolve, "resolve", false, "also resolve a kind: set with the kits it lists, read from their registries (as kitsmith resolve --set)")
 	o.formatFlag.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"authored", "published", "effective"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
+func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths []string) error {
 	mode, err := spec.ParseMode(o.mode)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -80,16 +93,27 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 	if len(kitArgs) > 0 && mode != spec.ModeEffective {
 		return usageErrorf("--kit-arg only applies to --mode effective")
 	}
+	if o.recursive {
+		if paths, err = searchKits(paths); err != nil {
+			return err
+		}
+	}
 	var results []validateResult
 	ioFailed := false
 	for _, p := range paths {
 		k, err := spec.LoadPath(p)
 		if err != nil {
-			fmt.Fprintf(errOut, "kitsmith: %v\n", err)
+			fmt.Fprintf(errOut, "kitsmith: %s\n", textsafe.String(err.Error()))
 			ioFailed = true
 			continue
 		}
+		if err := checkArgsDeclared("--kit-arg", k, spec.PhaseCreate, kitArgs); err != nil {
+			return err
+		}
 		rep := k.Validate(spec.WithMode(mode), spec.WithKitArgs(kitArgs))
+		if o.resolve {
+			resolveSetReport(ctx, k, rep)
+		}
 		results = append(results, validateResult{kit: k, report: rep})
 	}
 	if o.json() {
@@ -97,7 +121,11 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 			return err
 		}
 	} else {
-		writeValidateText(out, results)
+		w := textsafe.NewWriter(out)
+		writeValidateText(w, results)
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
 	if ioFailed {
 		return &usageError{}
@@ -108,6 +136,31 @@ func (o *validateOptions) run(out, errOut io.Writer, paths []string) error {
 		}
 	}
 	return nil
+}
+
+// searchKits replaces each directory of paths with the kits found under it;
+// files are kept as they are.
+func searchKits(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, usageErrorf("validate %s: %w", p, err)
+		}
+		if !fi.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		found, err := findKits(p)
+		if err != nil {
+			return nil, asUsage(err, "")
+		}
+		if len(found) == 0 {
+			return nil, usageErrorf("no kit found under %s", p)
+		}
+		out = append(out, found...)
+	}
+	return out, nil
 }
 
 type validateResult struct {
@@ -177,27 +230,13 @@ func writeDiagnostic(w io.Writer, src diag.Sources, sev string, e *spec.Error) {
 		fmt.Fprintf(w, " (%s)", e.Ref)
 	}
 	fmt.Fprintln(w)
-	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok && printable(line) {
+	if line, ok := src.Line(e.Range.Start.File, e.Range.Start.Line); ok {
 		width := 0
 		if e.Range.End.Line == e.Range.Start.Line {
 			width = e.Range.End.Col - e.Range.Start.Col
 		}
 		diag.Excerpt(w, line, e.Range.Start.Col, width)
 	}
-}
-
-// printable reports whether a source line can be shown as an excerpt:
-// valid UTF-8 without control characters (binary garbage is not shown).
-func printable(line string) bool {
-	if !utf8.ValidString(line) {
-		return false
-	}
-	for _, r := range line {
-		if r < ' ' && r != '\t' || r == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 func plural(n int) string {

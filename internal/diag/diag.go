@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 )
 
 // Sources holds file contents by the display path used in positions.
@@ -34,10 +36,17 @@ func (s Sources) Line(file string, n int) (string, bool) {
 // Excerpt writes the source line indented by four spaces and, below it, a
 // caret under byte column col (1-based), underlining width bytes when width
 // is more than one. Tabs before the column are kept so the caret lines up.
-// Nothing is written when the line is empty or col is out of range.
+// Control characters and invalid UTF-8 are shown escaped (textsafe), with
+// the caret under the escaped text. Nothing is written when the line is
+// empty or col is out of range.
 func Excerpt(w io.Writer, line string, col, width int) {
 	if strings.TrimSpace(line) == "" || col < 1 || col > len(line)+1 {
 		return
+	}
+	if esc := textsafe.String(line); esc != line {
+		end := min(col-1+max(width, 1), len(line))
+		pre, mid := textsafe.String(line[:col-1]), textsafe.String(line[col-1:end])
+		line, col, width = esc, len(pre)+1, len(mid)
 	}
 	const maxLine = 200
 	if len(line) > maxLine {

@@ -29,7 +29,7 @@ func checkArchiveDest(ref, file string) error {
 	case err != nil:
 		return fmt.Errorf("writing %s: %w", ref, err)
 	case fi.IsDir():
-		return &DestinationError{Ref: ref, Reason: fmt.Sprintf("names %s, a directory; an archive is a file (write a layout with %s%s)", file, LayoutPrefix, file)}
+		return &DestinationError{Ref: ref, Reason: fmt.Sprintf("names %s, which is a directory; an archive is a file (write a layout with %s%s)", file, LayoutPrefix, file)}
 	case !fi.Mode().IsRegular():
 		return &DestinationError{Ref: ref, Reason: fmt.Sprintf("names %s, which is %s; an archive replaces only a regular file", file, modeName(fi.Mode()))}
 	}
@@ -81,12 +81,6 @@ func tarLayout(ctx context.Context, tw *tar.Writer, blobs []blob, index []byte, 
 		_, err := tw.Write(b)
 		return err
 	}
-	if err := small("oci-layout", []byte(layoutMarkerJSON)); err != nil {
-		return err
-	}
-	if err := small("index.json", index); err != nil {
-		return err
-	}
 	sorted := slices.Clone(blobs)
 	slices.SortFunc(sorted, func(a, b blob) int {
 		return strings.Compare(a.desc.Digest.String(), b.desc.Digest.String())
@@ -109,6 +103,13 @@ func tarLayout(ctx context.Context, tw *tar.Writer, blobs []blob, index []byte, 
 		if err := copyBlob(ctx, tw, b); err != nil {
 			return err
 		}
+	}
+	// In path order, as a sorted walk of the layout would give.
+	if err := small("index.json", index); err != nil {
+		return err
+	}
+	if err := small("oci-layout", []byte(layoutMarkerJSON)); err != nil {
+		return err
 	}
 	return tw.Close()
 }

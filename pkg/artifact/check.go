@@ -76,6 +76,8 @@ type checkOptions struct {
 	// from the same layers (COPY-only and declaration-only kits) are read
 	// once.
 	layers map[string]*composed
+	// budget is the memory the whole Check may spend on layer contents.
+	budget *memBudget
 }
 
 // composed is the outcome of reading one list of layers.
@@ -152,6 +154,7 @@ func (a *Artifact) Check(ctx context.Context, opts ...CheckOption) (*Report, err
 		return rep, nil
 	}
 	o.layers = map[string]*composed{}
+	o.budget = newMemBudget()
 	for _, m := range st.manifests {
 		rep.Platforms = append(rep.Platforms, m.platform)
 		fs, err := a.checkManifest(ctx, st, m, o)
@@ -165,7 +168,7 @@ func (a *Artifact) Check(ctx context.Context, opts ...CheckOption) (*Report, err
 
 // checkManifest runs every check on one platform manifest.
 func (a *Artifact) checkManifest(ctx context.Context, st *structure, m *platformManifest, o checkOptions) ([]Finding, error) {
-	s := &checkState{ctx: ctx, st: st, m: m, ann: m.annotations(), resolver: o.resolver, layers: o.layers}
+	s := &checkState{ctx: ctx, st: st, m: m, ann: m.annotations(), resolver: o.resolver, layers: o.layers, budget: o.budget}
 	var out []Finding
 	emit := func(info CheckInfo, fs []Finding) {
 		for _, f := range fs {
@@ -210,6 +213,7 @@ type checkState struct {
 	stems         []string
 	stem          string
 	layers        map[string]*composed
+	budget        *memBudget
 }
 
 func fail(format string, args ...any) []Finding {
@@ -246,7 +250,7 @@ func (s *checkState) readLayers() error {
 	c, ok := s.layers[key.String()]
 	if !ok {
 		c = &composed{}
-		c.fs, c.skipped, c.err = s.m.readFS(s.ctx)
+		c.fs, c.skipped, c.err = s.m.readFS(s.ctx, s.budget)
 		if c.err != nil && isIOError(c.err) {
 			return c.err
 		}

@@ -123,7 +123,7 @@ func TestCheck(t *testing.T) {
 			artifact: func(t testing.TB) *artifact.Artifact {
 				k := at.Mixin(t)
 				att := at.Image(t, "linux/amd64", v1.Config{}, nil, at.OCILayer(t, at.File("intoto.json", "{}")))
-				idx := mutate.AppendManifests(k.Index(t), mutate.IndexAddendum{Add: att, Descriptor: v1.Descriptor{
+				idx := mutate.AppendManifests(k.Index(t), mutate.IndexAddendum{Add: at.PlainImage(att), Descriptor: v1.Descriptor{
 					Platform:    &v1.Platform{OS: "unknown", Architecture: "unknown"},
 					Annotations: map[string]string{artifact.AnnotationReferenceType: artifact.ReferenceTypeAttestation},
 				}})
@@ -138,6 +138,20 @@ func TestCheck(t *testing.T) {
 				each("fail oci-media-types", "fail descriptor-annotation")...),
 			contains: []string{"pushed by Docker's default `docker` driver", "drops annotations", "oci-mediatypes=true",
 				"kitsmith build", "a Docker v2 manifest (application/vnd.docker.distribution.manifest.v2+json), a Docker image config", "see oci-media-types"},
+		},
+		{
+			name: "index entries carry artifactType",
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+				for i, img := range k.Images(t) {
+					p, _ := v1.ParsePlatform(k.Platforms[i])
+					idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: p}})
+				}
+				return artifact.FromIndex(mutate.Annotations(idx, k.IndexAnnotations).(v1.ImageIndex))
+			},
+			want:     []string{"warn oci-media-types [index]", "warn oci-media-types [index]"},
+			contains: []string{`carries artifactType "application/vnd.oci.image.config.v1+json"`, "BuildKit writes none"},
 		},
 		{
 			name: "artifactType set",

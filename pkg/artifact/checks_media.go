@@ -39,6 +39,11 @@ func indexMediaTypeFindings(st *structure) []Finding {
 	if st.index.ArtifactType != "" {
 		add(fail("the index declares artifactType %q: a kit is a plain OCI image with no artifactType, so it was pushed as an OCI artifact (oras push or similar); publish the kit image itself with kitsmith build --push", st.index.ArtifactType))
 	}
+	for _, d := range st.index.Manifests {
+		if d.ArtifactType != "" {
+			add(warn("the index entry of %s carries artifactType %q: a kit's index lists plain images, and its entries carry no artifactType (BuildKit writes none; go-containerregistry's index builder copies the config media type there). Rebuild with kitsmith build", d.Digest, d.ArtifactType))
+		}
+	}
 	for _, d := range st.others {
 		if d.MediaType.IsIndex() {
 			add(fail("the index lists a nested index %s: a kit's index lists its platform manifests directly", d.Digest))

@@ -1,6 +1,19 @@
-// Package artifact reads published kit images and judges them against the
-// v3 specification's artifact rules, as the specification's conformance
-// kit (kit-tck validate) does.
+// Package artifact is kitsmith's one OCI layer: it reads and writes kit
+// images and their referrers, and judges kit images against the v3
+// specification's artifact rules, as the specification's conformance kit
+// (kit-tck validate) does.
+//
+// One reference grammar (ParseReference, Ref) serves reading and writing:
+// "oci:DIR[:tag]", "oci-archive:FILE[:tag]" and REGISTRY/REPO[:tag|@digest].
+// Write writes an artifact to any of them; Push (every blob and manifest
+// by digest, no tag), Tag and Head are the registry steps publishing
+// needs. A Store (NewStore) lists, reads and attaches referrers such as
+// signatures, through the OCI referrers API or the referrers tag schema
+// where a registry has none, or in an OCI layout. Every operation takes
+// the same Options (keychain, transport, insecure registry, user agent,
+// timeout) and classifies registry failures the same way (ErrNotFound,
+// ErrUnauthorized, ErrDenied, ErrUnreachable); a reference or destination
+// that cannot be used as given is a *DestinationError.
 //
 // A kit image is read with Open from a registry reference
 // (registry/repo:tag or @sha256:…), an OCI layout directory
@@ -21,9 +34,13 @@
 // image: the annotation keys and Annotations (SPEC-v3 §7.2–7.3), and
 // DerivedProvides with IntersectProvides (§7.6).
 //
-// Every read is bounded: manifests, configs and the few files a check reads
-// from the layers are capped, layers are streamed and never held in memory,
-// and archive entries that would escape the archive are refused. Nothing in
+// Every read is bounded: manifests (also while a registry sends them),
+// configs and the few files a check reads from the layers are capped,
+// layers are streamed and never held in memory, verified to their end
+// against their digests, sizes and diff_ids, and one memory budget covers
+// what a check keeps of them. Redirects, retries and each request's time
+// are bounded; FIFOs and devices are never opened for reading; archive
+// entries that would escape the archive are refused. Nothing in
 // the package reads environment variables; registry credentials come from
 // the keychain given to WithKeychain (authn.DefaultKeychain by default).
 package artifact

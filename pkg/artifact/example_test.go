@@ -3,8 +3,13 @@ package artifact_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -70,4 +75,72 @@ func ExampleArtifact_Check() {
 	// fail oci-media-types (SPEC-v3 §10)
 	// fail descriptor-annotation (SPEC-v3 §9.3)
 	// failed: true
+}
+
+func ExampleParseReference() {
+	for _, s := range []string{"oci:out/gh:1.2.0", "oci-archive:dist/gh.tar", "registry.example/kits/gh:1.2.0"} {
+		r, err := artifact.ParseReference(s)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: kind %s, path %q, tag %q, name %q\n", s, r.Kind, r.Path, r.Tag, r.Name)
+	}
+	// Output:
+	// oci:out/gh:1.2.0: kind oci-layout, path "out/gh", tag "1.2.0", name ""
+	// oci-archive:dist/gh.tar: kind oci-archive, path "dist/gh.tar", tag "", name ""
+	// registry.example/kits/gh:1.2.0: kind registry, path "", tag "", name "registry.example/kits/gh:1.2.0"
+}
+
+func ExampleWrite() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "kitsmith-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+	d, err := artifact.Write(ctx, artifact.FromImage(img), "oci:"+filepath.Join(dir, "layout")+":1.0.0")
+	if err != nil {
+		panic(err)
+	}
+	got, err := artifact.Head(ctx, "oci:"+filepath.Join(dir, "layout")+":1.0.0")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.MediaType, got.Digest == d.Digest)
+	// Output:
+	// application/vnd.oci.image.manifest.v1+json true
+}
+
+func ExampleNewStore() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "kitsmith-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	ref := "oci:" + filepath.Join(dir, "layout")
+	subject, err := artifact.Write(ctx, artifact.FromImage(mutate.MediaType(empty.Image, types.OCIManifestSchema1)), ref)
+	if err != nil {
+		panic(err)
+	}
+	st, err := artifact.NewStore(ctx, ref)
+	if err != nil {
+		panic(err)
+	}
+	sig := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+	sig = mutate.ConfigMediaType(sig, "application/vnd.example.signature")
+	sig = mutate.Subject(sig, subject).(v1.Image)
+	if _, err := st.PushReferrer(ctx, subject, sig); err != nil {
+		panic(err)
+	}
+	list, err := st.Referrers(ctx, subject)
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range list {
+		fmt.Println(d.ArtifactType)
+	}
+	// Output:
+	// application/vnd.example.signature
 }

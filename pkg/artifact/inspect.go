@@ -162,7 +162,7 @@ func (a *Artifact) Inspect(ctx context.Context, opts ...InspectOption) (*Inspect
 	if o.skipLayers || len(m.manifest.Layers) == 0 {
 		return in, nil
 	}
-	fs, _, err := m.readFS(ctx)
+	fs, _, err := m.readFS(ctx, newMemBudget())
 	if err != nil {
 		if isIOError(err) {
 			return nil, fmt.Errorf("reading the layers of %s: %w", m.platform, err)

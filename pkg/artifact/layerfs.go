@@ -15,7 +15,7 @@ import (
 // and how many file bytes a check keeps in memory at once.
 const (
 	maxLayerEntries   = 1 << 20
-	maxCapturedTotal  = 128 << 20
+	maxCapturedTotal  = 64 << 20
 	maxStagedFile     = 1 << 20
 	maxAccountFile    = 1 << 20
 	maxPackageDBFile  = 32 << 20
@@ -74,15 +74,53 @@ func (n *fsNode) path() string {
 // with OCI whiteouts. It keeps every entry's metadata and, for the few
 // paths a check reads, bounded contents.
 type layerFS struct {
-	root     *fsNode
-	entries  int
-	captured int64
+	root    *fsNode
+	entries int
+	// budget is what the names, link targets and contents kept may take;
+	// one budget is shared by every layerFS of a Check or Inspect.
+	budget *memBudget
 	// want returns how many bytes of a regular file to keep (0: none).
 	want func(p string) int64
 }
 
-func newLayerFS(want func(string) int64) *layerFS {
-	return &layerFS{root: &fsNode{typ: typeImpliedDir, children: map[string]*fsNode{}}, want: want}
+// newLayerFS starts an empty filesystem charging b (a fresh budget when
+// nil).
+func newLayerFS(want func(string) int64, b *memBudget) *layerFS {
+	if b == nil {
+		b = newMemBudget()
+	}
+	return &layerFS{root: &fsNode{typ: typeImpliedDir, children: map[string]*fsNode{}}, want: want, budget: b}
+}
+
+// Memory bounds of one Check or Inspect: what it keeps of every layer of
+// every platform, together.
+const (
+	// maxCheckMemory bounds the names, link targets and file contents kept.
+	maxCheckMemory = 96 << 20
+	// entryOverhead is what one kept entry costs besides its name and link.
+	entryOverhead = 200
+	// maxPathBytes is Linux's PATH_MAX: no unpacker creates an entry whose
+	// name or symbolic link target is longer.
+	maxPathBytes = 4096
+)
+
+// memBudget is the memory one Check or Inspect may spend on what it keeps
+// of the layers, and how much file content it has captured. It is used
+// by one goroutine at a time.
+type memBudget struct {
+	used, limit int64
+	captured    int64
+}
+
+func newMemBudget() *memBudget { return &memBudget{limit: maxCheckMemory} }
+
+// charge spends n bytes, failing with ErrTooLarge past the limit.
+func (b *memBudget) charge(n int64) error {
+	b.used += n
+	if b.used > b.limit {
+		return fmt.Errorf("%w: the layers' names, link targets and the file contents a check reads take more than the %d MiB one check may hold", ErrTooLarge, b.limit>>20)
+	}
+	return nil
 }
 
 // layerPath cleans an entry name to an absolute path; names that climb
@@ -102,6 +140,13 @@ func (f *layerFS) apply(ctx context.Context, r io.Reader, layer int) error {
 		}
 		if f.entries++; f.entries > maxLayerEntries {
 			return fmt.Errorf("%w: the layers hold more than %d entries", ErrTooLarge, maxLayerEntries)
+		}
+		if len(hdr.Name) > maxPathBytes || len(hdr.Linkname) > maxPathBytes {
+			return fmt.Errorf("%w: entry %.64q… has a name or link target of %d bytes; a path is at most %d bytes (PATH_MAX), so no unpacker can create it",
+				ErrMalformed, hdr.Name, max(len(hdr.Name), len(hdr.Linkname)), maxPathBytes)
+		}
+		if err := f.budget.charge(entryOverhead + int64(len(hdr.Name)+len(hdr.Linkname))); err != nil {
+			return err
 		}
 		p := layerPath(hdr.Name)
 		if p == "/" {
@@ -166,16 +211,19 @@ func (f *layerFS) capture(n *fsNode, p string, r io.Reader, size int64) error {
 	if limit <= 0 {
 		return nil
 	}
-	if size > limit || f.captured+size > maxCapturedTotal {
+	if size > limit || f.budget.captured+size > maxCapturedTotal {
 		n.tooLarge = true
 		return nil
+	}
+	if err := f.budget.charge(size); err != nil {
+		return err
 	}
 	b, err := io.ReadAll(io.LimitReader(r, limit))
 	if err != nil {
 		return err
 	}
 	n.content, n.captured = b, true
-	f.captured += int64(len(b))
+	f.budget.captured += int64(len(b))
 	return nil
 }
 

@@ -16,7 +16,7 @@ func compose(t *testing.T, want func(string) int64, layers ...[]entry) *layerFS 
 	if want == nil {
 		want = func(string) int64 { return 0 }
 	}
-	f := newLayerFS(want)
+	f := newLayerFS(want, nil)
 	for i, es := range layers {
 		if err := f.apply(context.Background(), bytes.NewReader(tarBytes(t, es...)), i); err != nil {
 			t.Fatal(err)
@@ -113,7 +113,7 @@ func TestLayerFSCaptureBounds(t *testing.T) {
 func TestLayerFSCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	f := newLayerFS(wantedFile)
+	f := newLayerFS(wantedFile, nil)
 	if err := f.apply(ctx, bytes.NewReader(tarBytes(t, file("a", "b"))), 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("apply with a cancelled context = %v, want context.Canceled", err)
 	}

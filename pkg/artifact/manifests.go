@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/url"
@@ -222,22 +221,25 @@ func wantedFile(p string) int64 {
 	return 0
 }
 
-// readFS composes the image's layers. Layers that are not filesystem tars
-// are passed over and reported in skipped. A file a check reads through a
-// symbolic link is fetched by a second pass over the layer that holds it.
-func (m *platformManifest) readFS(ctx context.Context) (*layerFS, []int, error) {
+// readFS composes the image's layers, charging what it keeps to b. Layers
+// that are not filesystem tars are passed over and reported in skipped. A
+// file a check reads through a symbolic link is fetched by a second pass
+// over the layer that holds it. Every layer read is verified against its
+// descriptor's digest and size and the config's diff_id.
+func (m *platformManifest) readFS(ctx context.Context, b *memBudget) (*layerFS, []int, error) {
 	layers, err := m.img.Layers()
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing layers: %w", err)
 	}
+	diffIDs := configDiffIDs(m.config)
 	var skipped []int
-	f := newLayerFS(wantedFile)
+	f := newLayerFS(wantedFile, b)
 	for i, l := range layers {
 		if i < len(m.manifest.Layers) && !tarLayerTypes[m.manifest.Layers[i].MediaType] {
 			skipped = append(skipped, i)
 			continue
 		}
-		if err := applyLayer(ctx, f, l, i); err != nil {
+		if err := m.readLayer(ctx, f, l, i, diffIDs); err != nil {
 			return nil, skipped, err
 		}
 	}
@@ -254,14 +256,59 @@ func (m *platformManifest) readFS(ctx context.Context) (*layerFS, []int, error) 
 		need[n.layer][n.path()] = wantedFile(p)
 	}
 	for i, paths := range need {
-		f.want = func(p string) int64 { return paths[p] }
-		err := applyCapture(ctx, f, layers[i], i)
-		if err != nil {
+		scratch := newLayerFS(func(p string) int64 { return paths[p] }, b)
+		if err := m.readLayer(ctx, scratch, layers[i], i, diffIDs); err != nil {
 			return nil, skipped, err
 		}
+		walk(scratch.root, func(n *fsNode) {
+			if !n.captured && !n.tooLarge {
+				return
+			}
+			if dst := f.lookup(n.path(), false); dst != nil && dst.layer == i && dst.typ == typeReg {
+				dst.content, dst.captured, dst.tooLarge = n.content, n.captured, n.tooLarge
+			}
+		})
 	}
-	f.want = wantedFile
 	return f, skipped, nil
+}
+
+// configDiffIDs are the diff_ids an image config lists; nil when the
+// config does not parse (other checks report that).
+func configDiffIDs(config []byte) []v1.Hash {
+	var c struct {
+		RootFS struct {
+			DiffIDs []v1.Hash `json:"diff_ids"`
+		} `json:"rootfs"`
+	}
+	if json.Unmarshal(config, &c) != nil {
+		return nil
+	}
+	return c.RootFS.DiffIDs
+}
+
+// readLayer applies layer i to f, then reads the rest of the layer to
+// its end so its digest, size and diff_id are verified.
+func (m *platformManifest) readLayer(ctx context.Context, f *layerFS, l v1.Layer, i int, diffIDs []v1.Hash) error {
+	var d v1.Descriptor
+	if i < len(m.manifest.Layers) {
+		d = m.manifest.Layers[i]
+	}
+	s, err := openLayer(l, d)
+	if err != nil {
+		return fmt.Errorf("reading layer %d: %w", i, err)
+	}
+	defer s.Close()
+	if err := f.apply(ctx, s, i); err != nil {
+		return fmt.Errorf("reading layer %d: %w", i, err)
+	}
+	var want v1.Hash
+	if i < len(diffIDs) {
+		want = diffIDs[i]
+	}
+	if err := s.finish(ctx, want); err != nil {
+		return fmt.Errorf("reading layer %d: %w", i, err)
+	}
+	return nil
 }
 
 // wantedPaths lists the static paths checks read, plus the staged sources
@@ -272,54 +319,4 @@ func (f *layerFS) wantedPaths() []string {
 		out = append(out, stagedPath(stem, StagedDescriptor), stagedPath(stem, StagedRecipe))
 	}
 	return out
-}
-
-func applyLayer(ctx context.Context, f *layerFS, l v1.Layer, i int) error {
-	rc, err := l.Uncompressed()
-	if err != nil {
-		return fmt.Errorf("reading layer %d: %w", i, err)
-	}
-	defer rc.Close()
-	if err := f.apply(ctx, rc, i); err != nil {
-		return fmt.Errorf("reading layer %d: %w", i, err)
-	}
-	return drain(ctx, rc, i)
-}
-
-// maxTrailer bounds what is read after a layer's end-of-archive marker:
-// the tar padding and the compression trailer, which must be read for the
-// stream's checksum and digest to be verified.
-const maxTrailer = 1 << 20
-
-func drain(ctx context.Context, r io.Reader, i int) error {
-	if _, err := io.CopyN(io.Discard, ctxReader{ctx, r}, maxTrailer); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("reading layer %d: %w", i, err)
-	}
-	return nil
-}
-
-// applyCapture re-reads one layer to capture files, without changing the
-// filesystem: every wanted entry is already the final one at its path.
-func applyCapture(ctx context.Context, f *layerFS, l v1.Layer, i int) error {
-	rc, err := l.Uncompressed()
-	if err != nil {
-		return fmt.Errorf("reading layer %d: %w", i, err)
-	}
-	defer rc.Close()
-	scratch := newLayerFS(f.want)
-	if err := scratch.apply(ctx, rc, i); err != nil {
-		return fmt.Errorf("reading layer %d: %w", i, err)
-	}
-	if err := drain(ctx, rc, i); err != nil {
-		return err
-	}
-	walk(scratch.root, func(n *fsNode) {
-		if !n.captured && !n.tooLarge {
-			return
-		}
-		if dst := f.lookup(n.path(), false); dst != nil && dst.layer == i && dst.typ == typeReg {
-			dst.content, dst.captured, dst.tooLarge = n.content, n.captured, n.tooLarge
-		}
-	})
-	return nil
 }

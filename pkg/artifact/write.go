@@ -176,3 +176,23 @@ func Head(ctx context.Context, ref string, opts ...Option) (v1.Descriptor, error
 	}
 	return v1.Descriptor{MediaType: d.MediaType, Digest: d.Digest, Size: d.Size}, nil
 }
+
+// CheckDestination reports whether Write could write dest without
+// destroying what it does not own, without writing anything: dest must
+// parse, a layout must be missing, empty or a layout, and an archive
+// must be missing or a regular file. A refusal is a *DestinationError.
+// A registry destination is only parsed; whether it accepts a push is
+// known when Push tries.
+func CheckDestination(dest string) error {
+	r, err := ParseReference(dest)
+	if err != nil {
+		return err
+	}
+	switch r.Kind {
+	case OriginLayout:
+		_, err = checkLayoutDest(dest, r.Path)
+	case OriginArchive:
+		err = checkArchiveDest(dest, r.Path)
+	}
+	return err
+}

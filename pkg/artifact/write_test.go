@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -334,6 +335,43 @@ func TestPushErrors(t *testing.T) {
 			_, err = artifact.Write(context.Background(), kit, tt.host+"/kits/gh:1")
 			if !errors.Is(err, tt.want) {
 				t.Errorf("Write error = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// cancelLayer is a layer whose content cancels ctx once it starts to be
+// read, as Ctrl-C during a write would.
+type cancelLayer struct {
+	v1.Layer
+	cancel context.CancelFunc
+}
+
+func (l cancelLayer) Compressed() (io.ReadCloser, error) {
+	l.cancel()
+	return l.Layer.Compressed()
+}
+
+// TestWriteCancelled is issue 10 item 8 for outputs: a write that is
+// cancelled leaves no partial output and no temporary file.
+func TestWriteCancelled(t *testing.T) {
+	for _, kind := range []string{"oci:", "oci-archive:"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			k := at.Mixin(t)
+			k.Platforms = k.Platforms[:1]
+			k.Extra = []v1.Layer{cancelLayer{at.OCILayer(t, at.File("opt/x", "x")), cancel}}
+			dir := t.TempDir()
+			_, err := artifact.Write(ctx, k.Artifact(t), kind+filepath.Join(dir, "out"))
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Write error = %v, want context.Canceled", err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+				t.Errorf("a cancelled write left %v", left)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+				t.Errorf("a cancelled write left %v", left)
 			}
 		})
 	}

@@ -170,11 +170,7 @@ func check(ctx context.Context, p progress.Reporter, b *built, opts *options) (*
 	done := p.Step(ctx, "check", "[kitsmith] check the kit image against SPEC-v3")
 	var co []artifact.CheckOption
 	if b.route == RouteSet {
-		ao := []artifact.Option{artifact.WithKeychain(opts.keychain)}
-		if opts.InsecureRegistry {
-			ao = append(ao, artifact.WithInsecureRegistry())
-		}
-		co = append(co, artifact.WithKitResolver(artifact.RegistryResolver(ao...)))
+		co = append(co, artifact.WithKitResolver(artifact.RegistryResolver(opts.artifactOptions()...)))
 	}
 	rep, err := artifact.FromIndex(b.index).Check(ctx, co...)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/moby/buildkit/client"
@@ -37,7 +38,10 @@ func buildWithBuildKit(ctx context.Context, p progress.Reporter, s Solver, fe *f
 				"source-date-epoch": strconv.FormatInt(opts.epoch, 10),
 			},
 		}},
-		FrontendAttrs: map[string]string{},
+		// The requested platforms, so that BuildKit's exporter does not
+		// warn that the result's platforms do not match its default one.
+		// The frontend ignores the attribute (it builds opts.ids).
+		FrontendAttrs: map[string]string{"platform": strings.Join(opts.ids, ",")},
 	}
 	if opts.Provenance {
 		so.FrontendAttrs["attest:provenance"] = "mode=max"

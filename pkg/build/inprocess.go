@@ -114,18 +114,28 @@ func ociImage(layers []v1.Layer, cfg *v1.ConfigFile, ann map[string]string) (v1.
 }
 
 // ociIndex returns an OCI image index of imgs, one per platform, with the
-// index annotations ann.
+// index annotations ann. Its entries carry no artifactType, as BuildKit's
+// exporter writes them: a kit is a plain image, and go-containerregistry
+// would otherwise record the config media type there.
 func ociIndex(imgs []v1.Image, plats []ocispecs.Platform, ann map[string]string) (v1.ImageIndex, error) {
 	adds := make([]mutate.IndexAddendum, 0, len(imgs))
 	for i, img := range imgs {
 		pl := plats[i]
-		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{
+		adds = append(adds, mutate.IndexAddendum{Add: plainImage{img}, Descriptor: v1.Descriptor{
 			Platform: &v1.Platform{OS: pl.OS, Architecture: pl.Architecture, Variant: pl.Variant, OSVersion: pl.OSVersion},
 		}})
 	}
 	idx := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
 	return mutate.Annotations(idx, ann).(v1.ImageIndex), nil
 }
+
+// plainImage is an image whose index entry carries no artifactType:
+// go-containerregistry's index builder asks for ArtifactType before it
+// falls back to the config media type.
+type plainImage struct{ v1.Image }
+
+// ArtifactType returns "".
+func (plainImage) ArtifactType() (string, error) { return "", nil }
 
 // memLayer is a gzip-compressed layer held in memory, compressed once.
 type memLayer struct {

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/containerd/platforms"
 	"github.com/google/go-containerregistry/pkg/authn"
-	"github.com/google/go-containerregistry/pkg/name"
 	ocispecs "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/kitsmith/kitsmith/internal/version"
@@ -52,13 +52,16 @@ type Options struct {
 	Outputs []Output
 	// InsecureRegistry allows plain HTTP and unverified TLS for every
 	// registry named in Outputs or in a set's kits. Loopback registries
-	// (localhost, 127.0.0.0/8, ::1) use plain HTTP without it.
+	// (localhost, 127.0.0.0/8, ::1) use plain HTTP without it. It cannot
+	// be combined with Transport, which decides TLS itself.
 	InsecureRegistry bool
 	// Keychain authenticates to registries. Nil means authn.DefaultKeychain:
 	// the docker config file, its credential store and helpers.
 	Keychain authn.Keychain
-	// Transport carries registry requests. Nil means
-	// go-containerregistry's default transport.
+	// Transport carries registry requests: pushes, and the reads of a
+	// set's kits and of the kits a merged set is checked against. Nil means
+	// artifact's default transport (go-containerregistry's, with connect,
+	// header and idle timeouts).
 	Transport http.RoundTripper
 	// BuiltBy is recorded in the built-by annotation. Nil means kitsmith's
 	// own name, version and revision.
@@ -94,16 +97,45 @@ type Output struct {
 	Tag string
 }
 
-// String returns the output as ParseOutput reads it ("oci:DIR").
-func (o Output) String() string { return string(o.Type) + ":" + o.Dest }
+// String returns the output as ParseOutput reads it ("oci:DIR[:TAG]",
+// "oci-archive:FILE[:TAG]", "registry:REF").
+func (o Output) String() string {
+	if o.Type == OutputRegistry {
+		return string(o.Type) + ":" + o.Dest
+	}
+	return o.Reference()
+}
 
-// ParseOutput parses "oci:DIR", "oci-archive:FILE" or "registry:REF".
+// Reference returns the output as artifact.Write takes it: the same
+// grammar artifact.Open reads.
+func (o Output) Reference() string {
+	switch o.Type {
+	case OutputOCI:
+		return artifact.Ref{Kind: artifact.OriginLayout, Path: o.Dest, Tag: o.Tag}.String()
+	case OutputOCIArchive:
+		return artifact.Ref{Kind: artifact.OriginArchive, Path: o.Dest, Tag: o.Tag}.String()
+	}
+	return o.Dest
+}
+
+// ParseOutput parses "oci:DIR[:TAG]", "oci-archive:FILE[:TAG]" or
+// "registry:REF". Layouts and archives follow artifact.ParseReference, so
+// "oci:out/gh:1.2.0" is directory out/gh with tag 1.2.0, as
+// artifact.Open reads it. A malformed output is an
+// *artifact.DestinationError.
 func ParseOutput(s string) (Output, error) {
 	typ, dest, ok := strings.Cut(s, ":")
 	if !ok || dest == "" {
-		return Output{}, fmt.Errorf("output %q: write oci:DIR or oci-archive:FILE", s)
+		return Output{}, &artifact.DestinationError{Ref: s, Reason: "is not an output: write oci:DIR or oci-archive:FILE"}
 	}
 	o := Output{Type: OutputType(typ), Dest: dest}
+	if o.Type == OutputOCI || o.Type == OutputOCIArchive {
+		r, err := artifact.ParseReference(s)
+		if err != nil {
+			return Output{}, err
+		}
+		o.Dest, o.Tag = r.Path, r.Tag
+	}
 	if err := o.validate(); err != nil {
 		return Output{}, err
 	}
@@ -114,14 +146,19 @@ func (o Output) validate() error {
 	switch o.Type {
 	case OutputOCI, OutputOCIArchive:
 		if o.Dest == "" {
-			return fmt.Errorf("output %s: no destination path", o.Type)
+			return &artifact.DestinationError{Ref: o.String(), Reason: "names no destination path"}
+		}
+		if o.Tag != "" {
+			if _, err := artifact.ParseReference(o.Reference()); err != nil {
+				return err
+			}
 		}
 	case OutputRegistry:
-		if _, err := name.ParseReference(o.Dest); err != nil {
+		if _, err := artifact.ParseReference(o.Dest); err != nil {
 			return fmt.Errorf("output %s: %w", o, err)
 		}
 	default:
-		return fmt.Errorf("output %q: unknown type %q; use oci, oci-archive or registry", o.String(), o.Type)
+		return &artifact.DestinationError{Ref: o.String(), Reason: fmt.Sprintf("has an unknown type %q; use oci, oci-archive or registry", o.Type)}
 	}
 	return nil
 }
@@ -200,10 +237,27 @@ func makeOptions(o Options) (*options, error) {
 	if r.keychain == nil {
 		r.keychain = authn.DefaultKeychain
 	}
+	if o.InsecureRegistry && o.Transport != nil {
+		return nil, errors.New("InsecureRegistry and Transport both set: the transport decides how TLS is verified; configure it there")
+	}
 	if r.TempDir == "" {
 		r.TempDir = os.TempDir()
 	}
 	return r, nil
+}
+
+// artifactOptions are how pkg/artifact reaches registries and writes
+// archives for this build: the same keychain, transport and insecure
+// setting for pushes, set members and the merged-set check.
+func (o *options) artifactOptions() []artifact.Option {
+	ao := []artifact.Option{artifact.WithKeychain(o.keychain), artifact.WithModTime(o.epochTime())}
+	if o.InsecureRegistry {
+		ao = append(ao, artifact.WithInsecureRegistry())
+	}
+	if o.Transport != nil {
+		ao = append(ao, artifact.WithTransport(o.Transport))
+	}
+	return ao
 }
 
 // epochTime is the SOURCE_DATE_EPOCH as a time.

@@ -147,21 +147,25 @@ func TestOutputDestinations(t *testing.T) {
 		_, err := Build(context.Background(), nil, loadKit(t, "decl-mixin"), Options{Outputs: outs}, nil)
 		return err
 	}
-	t.Run("previous layout replaced", func(t *testing.T) {
+	t.Run("previous layout updated, other files kept", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "layout")
 		if err := build(t, Output{Type: OutputOCI, Dest: dir}); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "blobs", "sha256", "stale"), []byte("x"), 0o644); err != nil {
+		keep := filepath.Join(dir, "blobs", "sha256", "not-ours")
+		if err := os.WriteFile(keep, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := build(t, Output{Type: OutputOCI, Dest: dir}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "blobs", "sha256", "stale")); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("the previous layout was merged, not replaced: %v", err)
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("writing into the layout removed a file it does not own: %v", err)
 		}
 		if m, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".*")); len(m) != 0 {
+			t.Errorf("temporary paths left: %v", m)
+		}
+		if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
 			t.Errorf("temporary paths left: %v", m)
 		}
 	})
@@ -256,4 +260,69 @@ func TestArchiveReadsBack(t *testing.T) {
 	if _, err := idx.Image(res.Index.Digest); err == nil {
 		t.Error("an index read as an image")
 	}
+}
+
+// TestIndexEntriesCarryNoArtifactType: an in-process build's index lists
+// its platform manifests as plain images, as BuildKit writes them.
+func TestIndexEntriesCarryNoArtifactType(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "layout")
+	if _, err := Build(context.Background(), nil, loadKit(t, "decl-mixin"), Options{Outputs: []Output{{Type: OutputOCI, Dest: dir}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	a, err := artifact.Open(context.Background(), artifact.LayoutPrefix+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, ok := a.Index()
+	if !ok {
+		t.Fatal("no index")
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range im.Manifests {
+		if d.ArtifactType != "" {
+			t.Errorf("index entry %s carries artifactType %q", d.Digest, d.ArtifactType)
+		}
+	}
+	if len(im.Manifests) != 2 {
+		t.Errorf("index lists %d manifests, want 2", len(im.Manifests))
+	}
+}
+
+// TestParseOutputTagged: an output names a layout's tag as artifact.Open
+// reads it.
+func TestParseOutputTagged(t *testing.T) {
+	out, err := ParseOutput("oci:out/gh:1.2.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Output{Type: OutputOCI, Dest: "out/gh", Tag: "1.2.0"}, out); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if _, err := ParseOutput("tar:x"); !errors.As(err, new(*artifact.DestinationError)) {
+		t.Errorf("ParseOutput(tar:x) error = %v, want a *artifact.DestinationError", err)
+	}
+}
+
+// FuzzParseOutput: ParseOutput never panics, refuses with a
+// *artifact.DestinationError, and an output prints back to itself.
+func FuzzParseOutput(f *testing.F) {
+	for _, s := range []string{"oci:out/kit", "oci:out/gh:1.2.0", "oci-archive:kit.tar:v1", "registry:127.0.0.1:5000/kits/x:1", "oci:", "tar:x", "oci:a:b:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := ParseOutput(s)
+		if err != nil {
+			if !errors.As(err, new(*artifact.DestinationError)) {
+				t.Fatalf("ParseOutput(%q) error %T is not a *artifact.DestinationError: %v", s, err, err)
+			}
+			return
+		}
+		again, err := ParseOutput(out.String())
+		if err != nil || again != out {
+			t.Fatalf("ParseOutput(%q) = %+v prints %q, which parses to %+v, %v", s, out, out.String(), again, err)
+		}
+	})
 }

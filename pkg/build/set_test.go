@@ -3,15 +3,18 @@ package build
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -257,5 +260,53 @@ kits:
 	y := string(res.DescriptorYAML)
 	if !strings.Contains(y, "command: echo ${{ kit.args.greeting }}") || !strings.Contains(y, "greeting:\n") {
 		t.Errorf("the re-exported arg did not reach the merged descriptor:\n%s", y)
+	}
+}
+
+// rewriteHost sends every request for host "from" to "to": a set built
+// with it reaches its kits only through Options.Transport.
+type rewriteHost struct {
+	from, to string
+	n        atomic.Int64
+}
+
+func (r *rewriteHost) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Host == r.from {
+		req = req.Clone(req.Context())
+		req.URL.Host, req.Host = r.to, r.to
+		r.n.Add(1)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestSetUsesTransport: the kits a set lists are read, and the merged set
+// checked against them, through Options.Transport (it was dropped when
+// checking).
+func TestSetUsesTransport(t *testing.T) {
+	reg := setRegistry(t)
+	const unreachable = "127.0.0.1:1"
+	rt := &rewriteHost{from: unreachable, to: reg.host}
+	res, err := Build(context.Background(), nil, loadKit(t, "set"), Options{
+		BuildArgs: map[string]string{"registry": unreachable},
+		Transport: rt,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Check == nil {
+		t.Fatal("no check report")
+	}
+	for _, f := range res.Check.Findings {
+		if f.Check == "merged-set-declarations" && f.Severity == artifact.SeveritySkip {
+			t.Errorf("merged-set-declarations skipped: %s", f.Message)
+		}
+	}
+	if rt.n.Load() == 0 {
+		t.Error("no request went through Options.Transport")
+	}
+	if _, err := Build(context.Background(), nil, loadKit(t, "set"), Options{
+		BuildArgs: map[string]string{"registry": unreachable}, Transport: rt, InsecureRegistry: true,
+	}, nil); err == nil || !strings.Contains(err.Error(), "InsecureRegistry and Transport") {
+		t.Errorf("Transport with InsecureRegistry: error = %v", err)
 	}
 }

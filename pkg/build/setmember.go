@@ -15,7 +15,6 @@ import (
 	"github.com/containerd/platforms"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 	ocispecs "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
@@ -42,31 +41,31 @@ type member struct {
 // resolveMember resolves a listed kit, picks its image for each platform
 // and reads its published descriptor from the manifest annotations.
 func resolveMember(ctx context.Context, i int, ref string, kr spec.KitRef, opts *options) (*member, error) {
-	r, err := name.ParseReference(ref, nameOptions(opts)...)
+	listed, err := name.ParseReference(ref)
 	if err != nil {
 		return nil, err
 	}
-	listed := r
+	target := ref
 	if kr.Digest != "" {
-		r = r.Context().Digest(kr.Digest)
+		target = listed.Context().Digest(kr.Digest).String()
 	}
-	desc, err := remote.Get(r, remoteOptions(ctx, opts)...)
+	// artifact.Open reads with the manifest and config bounds, the error
+	// sentinels and the build's keychain, transport and insecure setting.
+	a, err := artifact.Open(ctx, target, opts.artifactOptions()...)
 	if err != nil {
 		return nil, err
 	}
-	m := &member{ref: ref, digest: desc.Digest}
-	switch {
-	case desc.MediaType.IsIndex():
-		idx, err := desc.ImageIndex()
-		if err != nil {
+	m := &member{ref: ref}
+	if idx, ok := a.Index(); ok {
+		if m.digest, err = idx.Digest(); err != nil {
 			return nil, err
 		}
 		if m.images, err = platformImages(idx, opts); err != nil {
 			return nil, err
 		}
-	case desc.MediaType.IsImage():
-		img, err := desc.Image()
-		if err != nil {
+	} else {
+		img, _ := a.Image()
+		if m.digest, err = img.Digest(); err != nil {
 			return nil, err
 		}
 		cf, err := img.ConfigFile()
@@ -80,8 +79,6 @@ func resolveMember(ctx context.Context, i int, ref string, kr spec.KitRef, opts 
 			}
 			m.images = append(m.images, img)
 		}
-	default:
-		return nil, fmt.Errorf("it is a %s, not an image or an image index", desc.MediaType)
 	}
 	raw := ""
 	for j, img := range m.images {

@@ -27,7 +27,8 @@ type Input struct {
 	// Files are every lifecycle file.
 	Files []*LifecycleFile
 	// Entries are the descriptor's ordinary capability entries, group
-	// members included.
+	// members included, with types in the older com.docker.runtime
+	// namespace spelled as their com.docker.sandbox equivalents.
 	Entries []spec.Entry
 
 	hasLongRunning bool
@@ -36,7 +37,8 @@ type Input struct {
 	yamlOrigins    []spec.LineOrigin
 	hosts          []hostEntry
 	injects        []injectDomain
-	cached         map[string]bool // which of yaml, hosts, injects are computed
+	runs           []runScript
+	cached         map[string]bool // which of yaml, hosts, injects, runs are computed
 }
 
 // source returns the text of one of the kit's source files.
@@ -89,13 +91,14 @@ type Hook struct {
 	Via string
 }
 
-// Label names the hook in messages: "install hook #1", or "install hook
-// #1 (running /opt/kit/bootstrap.sh)" for a staged script.
+// Label names the hook in messages as spec errors and field paths number
+// it, from 0: "hook install[0]", or "hook install[0] (running
+// /opt/kit/bootstrap.sh)" for a staged script.
 func (h *Hook) Label() string {
 	if h.Via != "" {
-		return fmt.Sprintf("%s hook #%d (running %s)", h.Phase, h.Index+1, h.Via)
+		return fmt.Sprintf("hook %s[%d] (running %s)", h.Phase, h.Index, h.Via)
 	}
-	return fmt.Sprintf("%s hook #%d", h.Phase, h.Index+1)
+	return fmt.Sprintf("hook %s[%d]", h.Phase, h.Index)
 }
 
 // Declares reports whether the hook lists name in its env.
@@ -128,6 +131,9 @@ func NewInput(k *spec.Kit) *Input {
 	in := &Input{Kit: k, sources: k.SourceFiles(), cached: map[string]bool{}}
 	if k.Descriptor != nil {
 		in.Entries = k.Descriptor.Entries()
+		for i := range in.Entries { // com.docker.runtime spellings get the same rules
+			in.Entries[i].Type = spec.CanonicalType(in.Entries[i].Type)
+		}
 	}
 	in.Recipe = in.parseRecipe()
 	for _, e := range in.Entries {

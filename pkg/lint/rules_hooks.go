@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -42,9 +43,17 @@ var hookEnvUndeclared = &Rule{
 	},
 }
 
-// envListHint shows the hook's env: list with name added.
+// envListHint shows the hook's env: list with names added. Entries that
+// are no variable name (HTTP_PROXY=http://…, which env: cannot hold) are
+// left out, so the fix is valid as written.
 func envListHint(h *Hook, names ...string) string {
-	list := append(append([]string(nil), h.Env...), names...)
+	var list []string
+	for _, e := range h.Env {
+		if isVarName(e) && !slices.Contains(names, e) {
+			list = append(list, e)
+		}
+	}
+	list = append(list, names...)
 	return "env: [" + strings.Join(list, ", ") + "]"
 }
 

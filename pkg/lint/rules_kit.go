@@ -134,21 +134,25 @@ var unpinnedSetKit = &Rule{
 	Rationale: "A set is built from the kits it lists as they are at build time. Without a digest, rebuilding the set " +
 		"can silently pick up different content (and different permissions) than the version that was reviewed; " +
 		"latest moves with every push.",
-	Fix: "Pin each kit: add digest: sha256:<…> (or ref: repo:tag@sha256:<…>), and name a version tag rather than latest.",
+	Fix: "Pin each kit: add digest: sha256:<…> (or ref: repo:tag@sha256:<…>), and name a version tag rather than latest. A ref built from ${{ kit.args.NAME }} is judged with the arg's default.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		for i, k := range in.Kit.Descriptor.Kits {
 			f := fmt.Sprintf("kits[%d].ref", i)
-			named, err := reference.ParseNormalizedNamed(k.Ref)
+			ref, shown := in.withDefaults(k.Ref), k.Ref
+			if ref != k.Ref {
+				shown = fmt.Sprintf("%s (%s with the args' defaults)", k.Ref, ref)
+			}
+			named, err := reference.ParseNormalizedNamed(ref)
 			if err != nil {
-				continue // spec validation reports it
+				continue // spec validation reports it; or an arg without a default
 			}
 			_, hasDigest := named.(reference.Digested)
 			hasDigest = hasDigest || k.Digest != ""
 			tagged, hasTag := named.(reference.Tagged)
 			switch {
 			case hasTag && tagged.Tag() == "latest":
-				fd := in.at(f, "kits[%d] names %s by the latest tag, which moves with every push", i, k.Ref)
+				fd := in.at(f, "kits[%d] names %s by the latest tag, which moves with every push", i, shown)
 				fd.Fix = "name a version tag (repo:1.2.3)"
 				if !hasDigest {
 					fd.Fix += " and pin it with digest: sha256:<…>"
@@ -159,8 +163,8 @@ var unpinnedSetKit = &Rule{
 				if !hasTag {
 					what = "an implicit latest tag"
 				}
-				fd := in.at(f, "kits[%d] names %s by %s, without a digest; rebuilding the set can pick up different content", i, k.Ref, what)
-				fd.Fix = "add digest: sha256:<…> to this entry (crane digest " + k.Ref + ")"
+				fd := in.at(f, "kits[%d] names %s by %s, without a digest; rebuilding the set can pick up different content", i, shown, what)
+				fd.Fix = "add digest: sha256:<…> to this entry (crane digest " + ref + ")"
 				out = append(out, fd)
 			}
 		}

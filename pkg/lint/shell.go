@@ -152,11 +152,27 @@ func unwrap(call *syntax.CallExpr) (Command, bool) {
 	if i >= len(words) {
 		return Command{}, false
 	}
+	if pythonModuleRun(words[i:]) {
+		i += 2 // python3 -m pip install …: pip runs
+	}
 	c.Name = base(words[i])
 	c.Args = words[i+1:]
 	c.ArgWords = call.Args[i+1:]
 	c.Pos, c.End = call.Args[i].Pos(), call.Args[i].End()
 	return c, true
+}
+
+// pythonModuleRun reports "python3 -m pip …" and the like: a package tool
+// run as a Python module, which the rules judge as the tool itself.
+func pythonModuleRun(words []string) bool {
+	if len(words) < 3 || words[1] != "-m" || !strings.HasPrefix(base(words[0]), "python") {
+		return false
+	}
+	switch words[2] {
+	case "pip", "pip3", "pipx", "uv":
+		return true
+	}
+	return false
 }
 
 // isAssignWord reports a NAME=value word.

@@ -137,3 +137,14 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+func TestPythonModuleRun(t *testing.T) {
+	s := parseScript("python3 -m pip install --user tool\npython3 -m http.server 8000\n", func(line, col int) spec.Pos { return spec.Pos{Line: line, Col: col} })
+	var got []string
+	for _, c := range s.Commands() {
+		got = append(got, c.Name+" "+c.Sub())
+	}
+	if diff := cmp.Diff([]string{"pip install", "python3 http.server"}, got); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+}

@@ -65,6 +65,7 @@ func (m *migrator) installHook(x *yaml.Node, f string) *yaml.Node {
 	}
 	item := keep(b, "background")
 	m.anchor(item)
+	m.hookRefs["install"] = append(m.hookRefs["install"], hookRef{out: item, v2: x, field: f})
 	if c, ok := b.get("command"); ok {
 		m.str(c.val, join(f, "command"))
 	}
@@ -86,6 +87,7 @@ func (m *migrator) startupHook(x *yaml.Node, f string) *yaml.Node {
 	}
 	item := keep(b)
 	m.anchor(item)
+	m.hookRefs["startup"] = append(m.hookRefs["startup"], hookRef{out: item, v2: x, field: f})
 	return item
 }
 

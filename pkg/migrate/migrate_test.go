@@ -205,11 +205,11 @@ func TestNeedsHuman(t *testing.T) {
 	}{
 		{"top-level", false},
 		{"sandbox-recipe", false},
-		{"environment", true},   // proxy variables
-		{"credentials", true},   // skipIfEnv, provider, scope
-		{"unmappable", true},    // extends, mixins
-		{"strict", true},        // unknown fields
-		{"dockerfile", true},    // the Dockerfile's CMD
+		{"environment", true}, // proxy variables
+		{"credentials", true}, // skipIfEnv, provider, scope
+		{"unmappable", true},  // extends, mixins
+		{"strict", true},      // unknown fields
+		{"dockerfile", true},  // the Dockerfile's CMD
 		{"network-runtime", false},
 	}
 	for _, tt := range tests {
@@ -221,5 +221,29 @@ func TestNeedsHuman(t *testing.T) {
 				t.Errorf("NeedsHuman() = %v, want %v\n%s", got, tt.want, b.String())
 			}
 		})
+	}
+}
+
+// TestJSONReport pins the JSON report of one case that has every part:
+// carried files, notes, an action, lint findings.
+func TestJSONReport(t *testing.T) {
+	res := migrateRow(t, "dockerfile")
+	var b bytes.Buffer
+	if err := res.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "dockerfile", "report.json.golden")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), b.String()); d != "" {
+		t.Errorf("JSON report (-want +got):\n%s", d)
 	}
 }

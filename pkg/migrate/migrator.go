@@ -35,9 +35,11 @@ type migrator struct {
 	recipe  recipe
 	context []byte // the agent-context body, or nil
 	carried []string
+	// hookRefs are the generated install and startup hooks, by phase.
+	hookRefs map[string][]hookRef
 	// workspaceFiles are lifecycle files made from files/workspace.
 	workspaceFiles []*yaml.Node
-	out     []File
+	out            []File
 }
 
 // capItem is one generated capability entry and the v2 position it
@@ -48,7 +50,7 @@ type capItem struct {
 }
 
 func newMigrator(fsys fs.FS, dir, display string) *migrator {
-	return &migrator{fsys: fsys, dir: dir, display: display, srcName: path.Join(display, SpecFile)}
+	return &migrator{fsys: fsys, dir: dir, display: display, srcName: path.Join(display, SpecFile), hookRefs: map[string][]hookRef{}}
 }
 
 // action records a note a person must act on, and marks the output.
@@ -89,25 +91,21 @@ func (m *migrator) run(src []byte) error {
 		return fmt.Errorf("%w: schemaVersion must be \"2\"", ErrNotV2)
 	}
 	out := m.descriptor(root)
-	var buf bytes.Buffer
-	buf.WriteString(spec.SyntaxLine + "\n")
-	for _, t := range m.top {
-		buf.WriteString("# " + t + "\n")
-	}
 	head := doc.HeadComment
 	if root.HeadComment != "" {
 		head = joinComments(head, root.HeadComment)
 	}
 	outDoc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: head, FootComment: doc.FootComment, Content: []*yaml.Node{out}}
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(outDoc); err != nil {
-		return fmt.Errorf("encoding the v3 descriptor: %w", err)
+	data, err := m.encode(outDoc)
+	if err != nil {
+		return err
 	}
-	if err := enc.Close(); err != nil {
-		return fmt.Errorf("encoding the v3 descriptor: %w", err)
+	if m.declareHookEnv(data) {
+		if data, err = m.encode(outDoc); err != nil {
+			return err
+		}
 	}
-	m.out = append(m.out, File{Name: m.stem + ".yaml", Data: buf.Bytes()})
+	m.out = append(m.out, File{Name: m.stem + ".yaml", Data: data})
 	if text := m.recipe.text(); text != nil {
 		m.out = append(m.out, File{Name: m.stem + ".dockerfile", Data: text})
 	}
@@ -115,6 +113,25 @@ func (m *migrator) run(src []byte) error {
 		m.out = append(m.out, File{Name: m.contextName(), Data: m.context})
 	}
 	return nil
+}
+
+// encode renders the descriptor document behind the syntax line and the
+// top migrate comments.
+func (m *migrator) encode(doc *yaml.Node) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(spec.SyntaxLine + "\n")
+	for _, t := range m.top {
+		buf.WriteString("# " + t + "\n")
+	}
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encoding the v3 descriptor: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encoding the v3 descriptor: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 func (m *migrator) contextName() string { return m.stem + "-context.md" }

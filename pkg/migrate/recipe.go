@@ -47,11 +47,20 @@ func (r *recipe) text() []byte {
 		}
 		b.WriteString("\n# Added by kitsmith migrate from " + SpecFile + ".\n")
 	} else {
-		b.WriteString("# syntax=docker/dockerfile:1\n")
+		// No "# syntax=" line: the builder's own Dockerfile frontend knows
+		// every instruction written here, and a syntax line would make each
+		// build pull a frontend image.
 		b.WriteString("# Written by kitsmith migrate from " + SpecFile + ".\n")
 	}
 	for _, c := range r.comments {
 		b.WriteString("# " + c + "\n")
+	}
+	overlayHome := r.copyHome && r.base == nil && r.from == "" && r.mixin
+	if overlayHome {
+		b.WriteString("# files/home of the v2 kit, which v2 copied to /home/agent at create. It is staged\n" +
+			"# with the agent's ownership and copied under a root-owned /home: a chown'd COPY\n" +
+			"# straight to /home/agent/ would create /home owned by the agent.\n" +
+			"FROM scratch AS home\nCOPY --chown=1000:1000 files/home/ /agent/\n\n")
 	}
 	if r.base == nil {
 		switch {
@@ -69,7 +78,10 @@ func (r *recipe) text() []byte {
 		}
 		b.WriteString("ENV " + e.name + "=" + envQuote(e.value) + "\n")
 	}
-	if r.copyHome {
+	switch {
+	case overlayHome:
+		b.WriteString("COPY --from=home / /home/\n")
+	case r.copyHome:
 		b.WriteString("# files/home of the v2 kit, which v2 copied to /home/agent at create.\n")
 		b.WriteString("COPY --chown=1000:1000 files/home/ /home/agent/\n")
 	}

@@ -19,7 +19,7 @@ const CommentMarker = "kitsmith:migrate"
 type Note struct {
 	// Pos is where the v2 kit says it (its spec.yaml, Dockerfile or a file
 	// under files/). Zero when the note is about something the kit lacks.
-	Pos spec.Pos `json:"pos"`
+	Pos spec.Pos `json:"pos,omitzero"`
 	// Field is the v2 dotted path, e.g. "credentials[0].oauth.skipIfEnv";
 	// empty when the note is about a file or the whole kit.
 	Field string `json:"field,omitempty"`
@@ -32,6 +32,8 @@ type Note struct {
 	Action bool `json:"action"`
 }
 
+// String renders the note as "file:line:col: action|note [code] field: message",
+// with "-" for a note that has no position.
 func (n Note) String() string {
 	level := "note"
 	if n.Action {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -69,6 +70,7 @@ func (m *migrator) sandbox(p pair, order int) (interactive pair) {
 		interactive = m.command(cp)
 	}
 	m.dockerfileCMD()
+	m.carryContext()
 	if rp, ok := b.get("resources"); ok {
 		m.resources(rp, order)
 	}
@@ -319,7 +321,7 @@ func (m *migrator) homeFile(p, rel string, d fs.DirEntry) {
 		if !m.workload {
 			m.recipe.mixin = true
 			m.notes = append(m.notes, Note{Pos: spec.Pos{File: path.Join(m.display, "files", "home")}, Code: "files-home-overlay",
-				Message: "files/home became a COPY in the mixin's overlay: check the built kit keeps /home owned by root and /home/agent by uid 1000 (kitsmith check)"})
+				Message: "files/home became part of the mixin's overlay, under a root-owned /home and a /home/agent owned by uid 1000"})
 		}
 	}
 	if d.IsDir() {
@@ -350,4 +352,43 @@ func (m *migrator) workspaceFile(p, rel, display string, d fs.DirEntry) {
 	}
 	comment(item, "from "+path.Join("files", "workspace", rel))
 	m.workspaceFiles = append(m.workspaceFiles, item)
+}
+
+var copyLine = regexp.MustCompile(`(?i)^\s*(COPY|ADD)\s+(.*)$`)
+
+// carryContext adds to Carried the files the v2 Dockerfile's COPY and ADD
+// instructions read from the kit directory (the build context), so an
+// output written elsewhere still builds.
+func (m *migrator) carryContext() {
+	if m.recipe.base == nil {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(m.recipe.base))
+	for sc.Scan() {
+		g := copyLine.FindStringSubmatch(sc.Text())
+		if g == nil || strings.HasPrefix(strings.TrimSpace(g[2]), "[") {
+			continue
+		}
+		var args []string
+		from := false
+		for _, f := range strings.Fields(g[2]) {
+			if strings.HasPrefix(f, "--") {
+				from = from || strings.HasPrefix(f, "--from")
+				continue
+			}
+			args = append(args, f)
+		}
+		if from || len(args) < 2 {
+			continue
+		}
+		for _, src := range args[:len(args)-1] {
+			clean := path.Clean(src)
+			if strings.Contains(src, "://") || path.IsAbs(clean) || strings.HasPrefix(clean, "..") || clean == "." {
+				continue
+			}
+			if _, err := fs.Stat(m.fsys, path.Join(m.dir, clean)); err == nil && !slices.Contains(m.carried, clean) {
+				m.carried = append(m.carried, clean)
+			}
+		}
+	}
 }

@@ -108,12 +108,15 @@ func kitsChanges(old, new *Kit) []Change {
 	return listChanges("kits", o, n, old, new)
 }
 
+// compact renders v as one line of JSON, HTML characters unescaped.
 func compact(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // keyed is a capability entry with its identity in the kit: the group it

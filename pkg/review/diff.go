@@ -71,12 +71,13 @@ func (r *DiffResult) Widened() bool { return len(r.Widenings) > 0 }
 // of the new kit adds.
 func Diff(old, new *Kit) *DiffResult {
 	os, ns := spec.SurfaceOf(old.Descriptor), spec.SurfaceOf(new.Descriptor)
-	oo, no := spec.SurfaceOrigins(old.Descriptor), spec.SurfaceOrigins(new.Descriptor)
+	wide, narrow := os.Widenings(ns), ns.Widenings(os)
+	oo, no := old.origins(len(wide)+len(narrow) > 0), new.origins(len(wide)+len(narrow) > 0)
 	r := &DiffResult{Old: old.Name, New: new.Name, Widenings: []Change{}, Narrowings: []Change{}}
-	for _, w := range os.Widenings(ns) {
+	for _, w := range wide {
 		r.Widenings = append(r.Widenings, surfaceChange(KindWidening, w, old, new, oo, no))
 	}
-	for _, w := range ns.Widenings(os) {
+	for _, w := range narrow {
 		r.Narrowings = append(r.Narrowings, surfaceChange(KindNarrowing, w, old, new, oo, no))
 	}
 	r.Changes = otherChanges(old, new)
@@ -122,6 +123,7 @@ func surfaceChange(kind string, w spec.Widening, old, new *Kit, oo, no []spec.Or
 // adds to the surface of k's required declarations.
 func groupGrants(k *Kit) []GroupGrants {
 	d := k.Descriptor
+	out := []GroupGrants{}
 	base := *d
 	base.Capabilities = nil
 	for _, c := range d.Capabilities {
@@ -129,15 +131,17 @@ func groupGrants(k *Kit) []GroupGrants {
 			base.Capabilities = append(base.Capabilities, c)
 		}
 	}
+	if len(base.Capabilities) == len(d.Capabilities) {
+		return out
+	}
 	bs := spec.SurfaceOf(&base)
-	out := []GroupGrants{}
+	origins := k.origins(true)
 	for i, c := range d.Capabilities {
 		if c.Group == nil || !c.Group.Optional {
 			continue
 		}
 		with := base
 		with.Capabilities = append(append([]spec.Capability(nil), base.Capabilities...), c)
-		origins := spec.SurfaceOrigins(d)
 		g := GroupGrants{Group: c.Group.Name, Field: capField(i), Adds: []Change{}}
 		if g.Group == "" {
 			g.Group = g.Field

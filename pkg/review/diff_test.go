@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 const np = "  - type: com.docker.sandbox/network-policy@2\n    config:\n"
@@ -236,5 +238,19 @@ func TestWriteDiff(t *testing.T) {
 	}
 	if err := WriteDiff(&bytes.Buffer{}, r, "sarif"); err == nil {
 		t.Error("an unknown format was accepted")
+	}
+}
+
+// A recorded surface diffs like a kit's, without positions.
+func TestDiffSurfaces(t *testing.T) {
+	old := &spec.Surface{NetworkRuntimeAllow: []string{"a.example.org"}, NetworkRuntimeDeny: []string{"c.example.org"}}
+	new := &spec.Surface{NetworkRuntimeAllow: []string{"b.example.org"}, Privileged: true}
+	w, n := DiffSurfaces(old, new)
+	if diff := cmp.Diff([]string{"network.runtime.allow: b.example.org", "network.runtime.deny-removed: c.example.org",
+		"privileged: requests privileged execution"}, lines(w)); diff != "" {
+		t.Errorf("widenings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"network.runtime.allow: a.example.org"}, lines(n)); diff != "" {
+		t.Errorf("narrowings (-want +got):\n%s", diff)
 	}
 }

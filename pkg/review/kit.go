@@ -104,6 +104,15 @@ func (k *Kit) pos(field string) *spec.Pos {
 	return &p
 }
 
+// origins returns where the grants of a kit source are declared, or nil
+// for a published kit or when not needed.
+func (k *Kit) origins(needed bool) []spec.Origin {
+	if !needed || k.Source == nil {
+		return nil
+	}
+	return spec.SurfaceOrigins(k.Descriptor)
+}
+
 // origin returns the field declaring a grant of the kit's surface, or "".
 func origin(origins []spec.Origin, category, value string) string {
 	for _, o := range origins {

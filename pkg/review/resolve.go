@@ -271,6 +271,8 @@ func mergeComposition(cs []spec.Contribution, r *Resolution) *spec.Descriptor {
 		}
 	}
 	out.Capabilities = m.Merged
+	out.Requires = unsatisfied(out.Requires, out.Provides)
+	out.Integrates = unsatisfied(out.Integrates, out.Provides)
 	if len(npTypes[spec.TypeNetworkPolicy]) > 0 && len(npTypes[spec.TypeNetworkPolicy2]) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("network-policy@1 of %s and network-policy@2 of %s merge as one network-policy@2, allow and deny unioned per phase",
 			strings.Join(npTypes[spec.TypeNetworkPolicy], ", "), strings.Join(npTypes[spec.TypeNetworkPolicy2], ", ")))
@@ -278,6 +280,19 @@ func mergeComposition(cs []spec.Contribution, r *Resolution) *spec.Descriptor {
 	for _, p := range sortedKeys(volumes) {
 		if who := volumes[p]; len(who) > 1 && !slices.ContainsFunc(r.Problems, func(x Problem) bool { return x.ID == spec.CaseVolumeNoMerge && strings.Contains(x.Message, p) }) {
 			r.Notes = append(r.Notes, fmt.Sprintf("volume %s requested by %s merges into one (volume@1/matching-requests-merge)", p, strings.Join(who, ", ")))
+		}
+	}
+	return out
+}
+
+// unsatisfied returns the requires or integrates entries the provides
+// do not meet: a merged kit keeps only those (SPEC-v3
+// §9.5/internal-requires-dropped).
+func unsatisfied(entries, provides []string) []string {
+	var out []string
+	for _, e := range entries {
+		if !spec.SatisfiedWithin(provides, e) {
+			out = append(out, e)
 		}
 	}
 	return out

@@ -17,8 +17,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/verify"
 )
 
-// ResultSchemaVersion is the version of Result's JSON shape.
-const ResultSchemaVersion = 1
+// ResultFormatVersion is the version of Result's JSON shape (its formatVersion).
+const ResultFormatVersion = 1
 
 // maxReferrers bounds how many referrers of one kit are examined.
 const maxReferrers = 256
@@ -26,8 +26,8 @@ const maxReferrers = 256
 // Result is what Verify found: one entry per Sigstore bundle among the
 // kit's referrers, accepted or not.
 type Result struct {
-	// SchemaVersion is ResultSchemaVersion.
-	SchemaVersion int `json:"schemaVersion"`
+	// FormatVersion is ResultFormatVersion.
+	FormatVersion int `json:"formatVersion"`
 	// Subject is the verified kit.
 	Subject v1.Descriptor `json:"subject"`
 	// Signatures are the bundles found, in the store's order.
@@ -167,7 +167,7 @@ func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Desc
 	if len(refs) > maxReferrers {
 		refs = refs[:maxReferrers]
 	}
-	res := &Result{SchemaVersion: ResultSchemaVersion, Subject: subject, Signatures: []Signature{}}
+	res := &Result{FormatVersion: ResultFormatVersion, Subject: subject, Signatures: []Signature{}}
 	for _, d := range refs {
 		b, err := readBundle(ctx, st, subject, d)
 		if errors.Is(err, errNotBundle) {

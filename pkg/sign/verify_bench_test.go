@@ -25,4 +25,3 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
-

@@ -163,7 +163,9 @@ func (l *loader) load(file string) (*Kit, error) {
 		k.addSource(k.Path, src)
 		k.Form = FormCompanion
 		decode(k, src, nil)
-		l.recipe(k, file)
+		if err := l.recipe(k, file); err != nil {
+			return nil, err
+		}
 	} else {
 		src, tooBig, err := readLimited(l.fsys, file, maxFileBytes)
 		if err != nil {
@@ -188,7 +190,9 @@ func (l *loader) load(file string) (*Kit, error) {
 		decode(k, block, lines)
 		k.Recipe = &Recipe{Path: k.Path, Name: path.Base(file), Text: ContentRecipe(src)}
 	}
-	l.contextFiles(k)
+	if err := l.contextFiles(k); err != nil {
+		return nil, err
+	}
 	return k, nil
 }
 
@@ -206,14 +210,17 @@ func isYAMLName(name string) bool {
 // it returns its size as tooBig (without reading it whole); otherwise
 // tooBig is -1.
 func readLimited(fsys fs.FS, name string, limit int) (data []byte, tooBig int, err error) {
+	if err := checkRegular(fsys, name); err != nil {
+		return nil, -1, err
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, -1, err
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil {
-		if !fi.Mode().IsRegular() {
-			return nil, -1, fmt.Errorf("%s is not a regular file", name)
+		if !fi.Mode().IsRegular() { // replaced since checkRegular looked
+			return nil, -1, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
 		}
 		if fi.Size() > int64(limit) {
 			return nil, int(fi.Size()), nil
@@ -227,6 +234,73 @@ func readLimited(fsys fs.FS, name string, limit int) (data []byte, tooBig int, e
 		return nil, len(data), nil
 	}
 	return data, -1, nil
+}
+
+// ErrNotRegular reports a kit file that is not a regular file (a FIFO,
+// device, socket or directory): kitsmith refuses it before opening it, since
+// opening a FIFO blocks until something writes to it.
+var ErrNotRegular = errors.New("not a regular file")
+
+// checkRegular refuses a name that is not a regular file, by its metadata,
+// without opening it.
+func checkRegular(fsys fs.FS, name string) error {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.IsDir():
+		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %w", ErrNotRegular, errDirectory)}
+	case !fi.Mode().IsRegular():
+		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, typeName(fi.Mode()))}
+	}
+	return nil
+}
+
+// errDirectory is a directory where a file was named: a mistake in the
+// kit, not an I/O failure.
+var errDirectory = errors.New("a directory")
+
+// typeName names a file mode's type for messages.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// FileError reports a kit file that exists but cannot be read (not a
+// regular file, no permission, an I/O error): Load fails with it, since the
+// kit cannot be judged without it. Missing files and files outside the kit
+// directory are problems of the kit instead, reported by Validate.
+type FileError struct {
+	// What names the file's role, e.g. "contentFile" or "dockerfile".
+	What string
+	// Path is the file's display path.
+	Path string
+	// Err is the cause.
+	Err error
+}
+
+// Error says which file could not be read and why.
+func (e *FileError) Error() string {
+	return fmt.Sprintf("reading %s %s: %v", e.What, e.Path, errors.Unwrap(e.Err))
+}
+
+// Unwrap returns the cause.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// ioFailure reports whether a read error is one of the file system (the
+// file exists, inside the kit, but cannot be read) rather than of the kit.
+func ioFailure(err error) bool {
+	var pe *fs.PathError
+	return err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errDirectory) &&
+		!(errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"))
 }
 
 // decode parses src into k: the document with positions, the JSON data
@@ -260,11 +334,12 @@ func decode(k *Kit, src []byte, lines []LineOrigin) {
 // fields of the wrong type zero (the schema reports them).
 func decodeDescriptor(v any) *Descriptor { return descriptorFrom(v) }
 
-// recipe finds the companion recipe of a YAML descriptor.
-func (l *loader) recipe(k *Kit, file string) {
+// recipe finds the companion recipe of a YAML descriptor. A recipe that
+// exists but cannot be read fails with a *FileError.
+func (l *loader) recipe(k *Kit, file string) error {
 	d := k.Descriptor
 	if d == nil {
-		return
+		return nil
 	}
 	companion := path.Join(path.Dir(file), k.Stem+".dockerfile")
 	// A companion that exists but cannot be read (a symbolic link
@@ -289,11 +364,13 @@ func (l *loader) recipe(k *Kit, file string) {
 	case d.Dockerfile != "":
 		name, ok := cleanRel(d.Dockerfile)
 		if !ok {
-			return // Validate reports dockerfile-inside-context
+			return nil // Validate reports dockerfile-inside-context
 		}
 		name = path.Join(path.Dir(file), name)
 		text, tooBig, err := readLimited(l.fsys, name, maxFileBytes)
 		switch {
+		case ioFailure(err):
+			return &FileError{What: "dockerfile:", Path: l.o.display(name), Err: err}
 		case err != nil:
 			k.unreadRecipe = true
 			k.problems.add(false, newErrorf(k.PosOf("dockerfile"), "dockerfile", fileCode(err), fileRef(err),
@@ -308,6 +385,8 @@ func (l *loader) recipe(k *Kit, file string) {
 	case hasCompanion:
 		text, tooBig, err := readLimited(l.fsys, companion, maxFileBytes)
 		switch {
+		case ioFailure(err):
+			return &FileError{What: "companion recipe", Path: l.o.display(companion), Err: err}
 		case err != nil:
 			k.unreadRecipe = true
 			k.problems.add(false, newErrorf(Range{Start: Pos{File: l.o.display(companion)}}, "", fileCode(err), fileRef(err),
@@ -320,6 +399,7 @@ func (l *loader) recipe(k *Kit, file string) {
 			k.addSource(k.Recipe.Path, text)
 		}
 	}
+	return nil
 }
 
 func inlineRecipe(k *Kit) *Recipe {
@@ -376,11 +456,11 @@ func describeFileErr(err error) string {
 }
 
 // contextFiles reads the agent-context contentFile bodies the descriptor
-// names.
-func (l *loader) contextFiles(k *Kit) {
+// names. A body that exists but cannot be read fails with a *FileError.
+func (l *loader) contextFiles(k *Kit) error {
 	d := k.Descriptor
 	if d == nil {
-		return
+		return nil
 	}
 	for _, e := range d.Entries() {
 		if e.Type != TypeAgentContext || e.Config == nil {
@@ -398,6 +478,8 @@ func (l *loader) contextFiles(k *Kit) {
 		full := path.Join(l.dir, name)
 		body, tooBig, err := readLimited(l.fsys, full, maxFileBytes)
 		switch {
+		case ioFailure(err):
+			return &FileError{What: "contentFile", Path: l.o.display(full), Err: err}
 		case err != nil:
 			k.problems.add(false, newErrorf(k.PosOf(f), f, fileCode(err), "",
 				"contentFile %q %s", cf, describeFileErr(err)))
@@ -408,6 +490,7 @@ func (l *loader) contextFiles(k *Kit) {
 			k.Files[name] = body
 		}
 	}
+	return nil
 }
 
 // Locate returns the descriptor file of the kit directory dir in fsys
@@ -431,7 +514,7 @@ func Locate(fsys fs.FS, dir, dirName string) (string, error) {
 			}
 		}
 	}
-	var yamls, dockerfiles []string
+	var yamls, dockerfiles, oversized []string
 	for _, e := range entries {
 		if e.IsDir() {
 			continue
@@ -443,12 +526,20 @@ func Locate(fsys fs.FS, dir, dirName string) (string, error) {
 				yamls = append(yamls, name)
 			}
 		case isDockerfileName(e.Name()):
-			if src, tooBig, err := readLimited(fsys, name, maxFileBytes); err == nil && tooBig < 0 {
-				if _, _, ok := ExtractComment(src); ok {
+			// The comment block opens the file: a Dockerfile too big to
+			// load is still found by its head, and refused by Load with
+			// its size.
+			if head, err := readHead(fsys, name, maxFileBytes+1); err == nil {
+				if _, _, ok := ExtractComment(head[:min(len(head), maxFileBytes)]); ok {
 					dockerfiles = append(dockerfiles, name)
+				} else if len(head) > maxFileBytes {
+					oversized = append(oversized, name)
 				}
 			}
 		}
+	}
+	if len(yamls) == 0 && len(dockerfiles) == 0 && len(oversized) == 1 {
+		dockerfiles = oversized // Load reports its size
 	}
 	for _, c := range [][]string{yamls, dockerfiles} {
 		switch len(c) {
@@ -498,7 +589,23 @@ func isDockerfileName(name string) bool {
 	return lower == "dockerfile" || strings.HasSuffix(lower, ".dockerfile") || strings.HasPrefix(lower, "dockerfile.")
 }
 
+// readHead reads at most limit bytes from the start of a regular file.
+func readHead(fsys fs.FS, name string, limit int) ([]byte, error) {
+	if err := checkRegular(fsys, name); err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(limit)))
+}
+
 func firstLine(fsys fs.FS, name string) (string, error) {
+	if err := checkRegular(fsys, name); err != nil {
+		return "", err
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return "", err

@@ -68,6 +68,12 @@ func parseDocument(file string, src []byte, lines []lineMap) (*document, *Error)
 		return nil, &Error{Range: Range{Start: d.mapPos(line, 1)}, Code: "yaml-syntax",
 			Msg: "descriptor contains a NUL byte; it is not a text file"}
 	}
+	if off, r, ok := firstControl(src); ok {
+		line := 1 + bytes.Count(src[:off], []byte("\n"))
+		col := off - bytes.LastIndexByte(src[:off], '\n')
+		return nil, &Error{Range: Range{Start: d.mapPos(line, col)}, Code: "yaml-syntax",
+			Msg: fmt.Sprintf("descriptor holds the control character %U, which YAML does not allow; remove it or write it as an escape in a double-quoted string (\"\\x%02x\")", r, r)}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -94,6 +100,23 @@ func parseDocument(file string, src []byte, lines []lineMap) (*document, *Error)
 	}
 	d.root = root
 	return d, nil
+}
+
+// firstControl returns the byte offset of the first character YAML does
+// not allow in a stream (C0 controls other than tab, line feed and carriage
+// return, DEL, C1 controls other than NEL, U+FFFE and U+FFFF), as yaml.v3
+// would refuse it without a position. src is valid UTF-8 without NUL.
+func firstControl(src []byte) (int, rune, bool) {
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f && r != 0x85 || r == 0xfffe || r == 0xffff:
+			return i, r, true
+		}
+		i += n
+	}
+	return 0, 0, false
 }
 
 func firstInvalidUTF8(b []byte) int {
@@ -205,8 +228,10 @@ func (c *converter) convert(n *yaml.Node, depth int) any {
 		}
 		return c.convert(n.Content[0], depth)
 	case yaml.MappingNode:
+		c.explicitTag(n)
 		return c.mapping(n, depth)
 	case yaml.SequenceNode:
+		c.explicitTag(n)
 		out := make([]any, 0, len(n.Content))
 		for _, e := range n.Content {
 			out = append(out, c.convert(e, depth+1))
@@ -280,7 +305,22 @@ func mergeSources(v *yaml.Node) []*yaml.Node {
 	return []*yaml.Node{v}
 }
 
+// explicitTag reports a node whose tag is written out in the source (!!binary,
+// !!int, a local !tag …). Only !!str, which spells the default reading of a
+// quoted string, is accepted: a kit descriptor holds plain values, and a tag
+// silently changes what a field holds (!!binary keeps the base64 text).
+func (c *converter) explicitTag(n *yaml.Node) bool {
+	if n.Style&yaml.TaggedStyle == 0 || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+		return false
+	}
+	c.fail(n, "yaml-tag", "explicit YAML tag %s is not allowed in a kit descriptor; write the plain value without the tag", n.Tag)
+	return true
+}
+
 func (c *converter) scalar(n *yaml.Node) any {
+	if c.explicitTag(n) {
+		return n.Value
+	}
 	switch n.ShortTag() {
 	case "!!null":
 		return nil

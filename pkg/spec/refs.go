@@ -83,7 +83,11 @@ func (v *validator) checkReferences() {
 		if u.field == "" {
 			msg += " (the reference is in a comment, which counts: remove or rephrase it)"
 		} else {
-			msg += "; declare it under args: or fix the name"
+			if hint := argHint(u.name, v.d.Args); hint != "" {
+				msg += hint + " declare it under args:"
+			} else {
+				msg += "; declare it under args: or fix the name"
+			}
 		}
 		v.semantic.add(false, &Error{Range: u.rng, Field: u.field, Code: "references-declared", Ref: "SPEC-v3 §6/references-declared", Msg: msg})
 	}

@@ -63,3 +63,69 @@ capabilities:
         - path: /etc/x
 `},
 }
+
+// Near misses get a "did you mean": an arg reference next to a declared
+// arg, and a type in the com.docker.sandbox namespace the specification
+// does not define (a misspelling, a version that does not exist, a
+// withdrawn type), which is a warning.
+func TestNearMisses(t *testing.T) { runRuleCases(t, nearMissCases) }
+
+var nearMissCases = []ruleCase{
+	{rule: "SPEC-v3 §6/references-declared", desc: "invalid: hots next to host",
+		src: `kind: mixin
+args:
+  host: {default: example.org}
+capabilities:
+  - type: com.docker.sandbox/network-policy@1
+    config: {runtime: {allow: ["${{ kit.args.hots }}"]}}
+`,
+		want: []diagnostic{
+			{Code: "references-declared", Ref: "SPEC-v3 §6/references-declared", Field: "capabilities[0].config.runtime.allow[0]", Pos: "8:33", Fix: `did you mean ${{ kit.args.host }}?`},
+		},
+	},
+	{rule: "ks/unknown-sandbox-type", desc: "warning: misspelled name, unknown version, withdrawn type",
+		src: `kind: mixin
+capabilities:
+  - type: com.docker.sandbox/network-polcy@1
+    optional: true
+  - type: com.docker.sandbox/lifecycle@3
+    optional: true
+  - type: com.docker.sandbox/agent-skills-directory@1
+    optional: true
+  - type: com.example.tools/thing@1
+`,
+		want: []diagnostic{
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[0].type", Pos: "5:11", Fix: "did you mean com.docker.sandbox/network-policy@1?", Warn: true},
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[1].type", Pos: "7:11", Fix: "did you mean com.docker.sandbox/lifecycle@1?", Warn: true},
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[2].type", Pos: "9:11", Fix: "did you mean com.docker.sandbox/agent-skills@1?", Warn: true},
+		},
+	},
+}
+
+// Kits in the older docker/runtime-kit vocabulary (com.docker.runtime/*
+// types) get the same checks as com.docker.sandbox/* ones, and one warning
+// that the spelling is the older one.
+func TestRuntimeVocabulary(t *testing.T) { runRuleCases(t, runtimeVocabularyCases) }
+
+var runtimeVocabularyCases = []ruleCase{
+	{rule: "ks/runtime-vocabulary", desc: "warning once; config errors found as for com.docker.sandbox",
+		src: `# syntax=docker/runtime-kit:3
+schemaVersion: "3"
+kind: mixin
+capabilities:
+  - type: com.docker.runtime/volume@1
+    config: {path: data, size: 1GiB}
+  - type: com.docker.runtime/network-policy@1
+    config: {runtime: {alow: [example.org]}}
+  - type: com.docker.runtime/privileged@1
+    description: needs it
+    config: {}
+`,
+		want: []diagnostic{
+			{Code: "volume", Ref: "", Field: "capabilities[0].config.path", Pos: "6:20", Fix: "", Warn: false},
+			{Code: "unknown-field", Ref: "", Field: "capabilities[1].config.runtime.alow", Pos: "8:24", Fix: "", Warn: false},
+			{Code: "configless", Ref: "", Field: "capabilities[2].config", Pos: "11:5", Fix: "", Warn: false},
+			{Code: "runtime-vocabulary", Ref: "", Field: "capabilities[0].type", Pos: "5:11", Fix: "com.docker.sandbox/volume@1", Warn: true},
+		},
+	},
+}

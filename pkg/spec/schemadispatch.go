@@ -83,7 +83,7 @@ func (s *schemaSet) entryChecks(v any) ([]*jsonschema.ValidationError, error) {
 	check := func(e any, loc []string) {
 		m, _ := e.(map[string]any)
 		t, _ := m["type"].(string)
-		sch, err := s.entrySchema(t)
+		sch, err := s.entrySchema(CanonicalType(t))
 		if err != nil {
 			cerr = err
 		}

@@ -81,15 +81,18 @@ func (v *validator) checkCapabilities(declOnly bool) {
 	grouped := false
 	var top []blockEntry
 	var groups [][]blockEntry
+	v.checkRuntimeVocabulary()
 	for i, c := range v.d.Capabilities {
 		at := field("capabilities", i)
 		if c.Group == nil {
+			c.Type = CanonicalType(c.Type) // checked as its com.docker.sandbox spelling
 			top = append(top, blockEntry{c: c, f: at})
 			continue
 		}
 		grouped = true
 		var members []blockEntry
 		for j, m := range c.Group.Capabilities {
+			m.Type = CanonicalType(m.Type)
 			members = append(members, blockEntry{c: m, f: field(at, "group", "capabilities", j), group: c.Group, groupF: field(at, "group")})
 		}
 		groups = append(groups, members)
@@ -207,6 +210,10 @@ func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 	if !typeRE.MatchString(c.Type) {
 		v.errorf(field(e.f, "type"), "type-grammar", "", "type %q is not <namespace>/<name>@<version>%s", c.Type, typeHint(c.Type))
 		return false
+	}
+	if strings.HasPrefix(c.Type, sandboxNamespace) && !slices.Contains(knownTypes, c.Type) {
+		v.warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts treat it as unknown%s",
+			c.Type, sandboxTypeHint(c.Type))
 	}
 	if c.Type == TypePrivileged && c.Description == "" {
 		v.warnf(e.f, "privileged-description", "privileged@1/description-says-why",

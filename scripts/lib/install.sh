@@ -47,10 +47,10 @@ ACTIONLINT_BIN=$TOOLS_CACHE/actionlint@$ACTIONLINT_VERSION/actionlint
 # name|module|package|binary path|usual cold build time on 2 cores|GOTOOLCHAIN
 GO_TOOLS=(
   "registry|github.com/distribution/distribution/v3|github.com/distribution/distribution/v3/cmd/registry|$REG_BIN|1-2 min|"
-  "fulcio|github.com/sigstore/fulcio|github.com/sigstore/fulcio|$FULCIO_BIN|3-7 min|"
-  "timestamp-server|github.com/sigstore/timestamp-authority/v2|github.com/sigstore/timestamp-authority/v2/cmd/timestamp-server|$TSA_BIN|2-4 min, plus a one-time 253 MB Go $TSA_GOTOOLCHAIN toolchain download|$TSA_GOTOOLCHAIN"
+  "fulcio|github.com/sigstore/fulcio|github.com/sigstore/fulcio|$FULCIO_BIN|4-7 min|"
+  "timestamp-server|github.com/sigstore/timestamp-authority/v2|github.com/sigstore/timestamp-authority/v2/cmd/timestamp-server|$TSA_BIN|3-4 min, plus a one-time 253 MB download of the $TSA_GOTOOLCHAIN toolchain|$TSA_GOTOOLCHAIN"
   "rekor-server|github.com/sigstore/rekor-tiles/v2|github.com/sigstore/rekor-tiles/v2/cmd/rekor-server/posix|$REKOR_BIN|1-2 min|"
-  "tesseract|github.com/transparency-dev/tesseract|github.com/transparency-dev/tesseract/cmd/tesseract/posix|$CT_BIN|30-60 s|"
+  "tesseract|github.com/transparency-dev/tesseract|github.com/transparency-dev/tesseract/cmd/tesseract/posix|$CT_BIN|30-90 s|"
   "cosign|github.com/sigstore/cosign/v3|github.com/sigstore/cosign/v3/cmd/cosign|$COSIGN_BIN|4-6 min|"
   "actionlint|github.com/rhysd/actionlint|github.com/rhysd/actionlint/cmd/actionlint|$ACTIONLINT_BIN|under 1 min|"
 )

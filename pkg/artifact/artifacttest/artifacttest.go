@@ -123,7 +123,8 @@ func Image(t testing.TB, platform string, cfg v1.Config, ann map[string]string, 
 }
 
 // Index assembles an OCI image index listing imgs under platforms, in
-// order; ann may be nil.
+// order, with entries that carry no artifactType (as BuildKit and
+// kitsmith write them); ann may be nil.
 func Index(t testing.TB, ann map[string]string, platforms []string, imgs ...v1.Image) v1.ImageIndex {
 	t.Helper()
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
@@ -132,10 +133,19 @@ func Index(t testing.TB, ann map[string]string, platforms []string, imgs ...v1.I
 		if err != nil {
 			t.Fatal(err)
 		}
-		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: p}})
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: PlainImage(img), Descriptor: v1.Descriptor{Platform: p}})
 	}
 	if ann != nil {
 		idx = mutate.Annotations(idx, ann).(v1.ImageIndex)
 	}
 	return idx
 }
+
+// PlainImage wraps img so that an index built with mutate.AppendManifests
+// lists it without an artifactType (go-containerregistry otherwise copies
+// the config media type into the entry).
+func PlainImage(img v1.Image) v1.Image { return plainImage{img} }
+
+type plainImage struct{ v1.Image }
+
+func (plainImage) ArtifactType() (string, error) { return "", nil }

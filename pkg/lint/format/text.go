@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kitsmith/kitsmith/internal/diag"
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
@@ -16,8 +17,11 @@ type Text struct {
 	Sources Sources
 }
 
-// Format implements Formatter.
-func (t *Text) Format(w io.Writer, r *lint.Result) error {
+// Format implements Formatter. Control characters in messages, fixes and
+// source lines are escaped (a kit's text must not drive the terminal).
+func (t *Text) Format(out io.Writer, r *lint.Result) error {
+	w := textsafe.NewWriter(out)
+	defer w.Flush()
 	secrets := secretSpans(r)
 	for _, f := range r.Findings {
 		pos := f.Range.Start.String()

@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Written by kitsmith migrate from spec.yaml.
 FROM example.org/templates/agent:1
 ENTRYPOINT ["runner","--yolo"]

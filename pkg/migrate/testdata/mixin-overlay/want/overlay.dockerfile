@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Written by kitsmith migrate from spec.yaml.
 # A mixin's recipe is an overlay: it lands on any base.
 FROM scratch

@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Written by kitsmith migrate from spec.yaml.
 FROM example.org/templates/agent@sha256:0000000000000000000000000000000000000000000000000000000000000000
 ENTRYPOINT ["agent","--yolo"]

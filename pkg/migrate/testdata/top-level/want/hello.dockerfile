@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Written by kitsmith migrate from spec.yaml.
 FROM example.org/templates/shell:1
 ENTRYPOINT ["bash","-l"]

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/kitsmith/kitsmith/internal/testsvc/stack"
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
+	"github.com/kitsmith/kitsmith/pkg/sign"
+)
+
+// liveRegistries returns the registries the integration tests push to: an
+// in-process one with the OCI referrers API, and the distribution v3
+// registry at KITSMITH_TEST_REGISTRY, which has none.
+func liveRegistries(t *testing.T) map[string]string {
+	t.Helper()
+	regs := map[string]string{"referrers-api": at.Registry(t, true)}
+	if r := os.Getenv("KITSMITH_TEST_REGISTRY"); r != "" {
+		regs["distribution"] = r
+	} else if os.Getenv("KITSMITH_INTEGRATION") == "1" {
+		t.Fatal("KITSMITH_INTEGRATION=1 but KITSMITH_TEST_REGISTRY is unset: eval \"$(scripts/services.sh env)\"")
+	}
+	return regs
+}
+
+// cosignCLI runs the stack's cosign with a throw-away HOME and a time
+// limit, and returns its combined output.
+func cosignCLI(t *testing.T, s stack.Stack, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.Cosign, args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "SIGSTORE_NO_CACHE=1")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// pushKit pushes a fresh kit, with a digest of its own, to reg and
+// returns its digest-pinned ref.
+func pushKit(t *testing.T, reg, name string) string {
+	t.Helper()
+	id := name + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	k := at.Mixin(t).SetAnnotation("org.opencontainers.image.description", id)
+	return at.Push(t, reg+"/kitsmith-sign-it/"+id+":1.0.0", k.Index(t))
+}
+
+// TestSignVerifyIntegration signs kits keyless against the local Sigstore
+// stack, in both registry kinds, verifies them with kitsmith and cosign,
+// and verifies with kitsmith what cosign signed.
+func TestSignVerifyIntegration(t *testing.T) {
+	s, ok := stack.Env(t)
+	if !ok {
+		t.Skip("no Sigstore stack; run scripts/test.sh")
+	}
+	var sct []string
+	if s.CTLogURL == "" {
+		sct = []string{"--insecure-ignore-sct"}
+	}
+	identity := []string{"--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}
+	verifyArgs := func(extra ...string) []string {
+		return append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, sct...), extra...)
+	}
+	for name, reg := range liveRegistries(t) {
+		t.Run(name, func(t *testing.T) {
+			kit, other, unsigned := pushKit(t, reg, "tool"), pushKit(t, reg, "other"), pushKit(t, reg, "unsigned")
+			signWith := func(t *testing.T, ref string, extra ...string) {
+				t.Helper()
+				args := append([]string{"sign", "--trusted-root", s.TrustedRoot, "--signing-config", s.SigningConfig}, extra...)
+				stdout, stderr, code := runCLIEnv(t, env{"SIGSTORE_ID_TOKEN": s.Token(t, stack.Email, nil)}, append(args, ref)...)
+				if code != exitOK {
+					t.Fatalf("kitsmith sign: exit %d\n%s%s", code, stdout, stderr)
+				}
+			}
+			otherBundle := filepath.Join(t.TempDir(), "other.sigstore.json")
+			signWith(t, kit)
+			signWith(t, other, "--bundle", otherBundle)
+
+			t.Run("kitsmith verify accepts the right identity", func(t *testing.T) {
+				stdout, stderr, code := runCLI(t, verifyArgs(append(identity, kit)...)...)
+				if code != exitOK || !strings.Contains(stdout, "log index") {
+					t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+				}
+			})
+			rejections := []struct {
+				name, want string
+				args       []string
+			}{
+				{"wrong identity", `expected SAN value "eve@example.com", got "dev@example.com"`,
+					verifyArgs("--certificate-identity", "eve@example.com", "--certificate-oidc-issuer", s.OIDCURL, kit)},
+				{"wrong issuer", `expected issuer value "https://token.actions.githubusercontent.com"`,
+					verifyArgs("--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", "https://token.actions.githubusercontent.com", kit)},
+				{"identity regexp not matching", "to match regex",
+					verifyArgs("--certificate-identity-regexp", `@example\.net$`, "--certificate-oidc-issuer", s.OIDCURL, kit)},
+				{"untrusted root", "failed to verify",
+					append([]string{"verify", "--trusted-root", writeOtherRoot(t)}, append(append(sct, identity...), kit)...)},
+				{"no signature", "no Sigstore signature found", verifyArgs(append(identity, unsigned)...)},
+			}
+			for _, r := range rejections {
+				t.Run("kitsmith verify rejects: "+r.name, func(t *testing.T) {
+					stdout, stderr, code := runCLI(t, r.args...)
+					if code != exitFindings || !strings.Contains(stdout, r.want) {
+						t.Errorf("exit %d, want 1 with %q\n%s%s", code, r.want, stdout, stderr)
+					}
+				})
+			}
+			t.Run("kitsmith verify rejects: a signature copied from another kit", func(t *testing.T) {
+				copyBundle(t, otherBundle, unsigned)
+				stdout, stderr, code := runCLI(t, verifyArgs(append(identity, unsigned)...)...)
+				if code != exitFindings || !strings.Contains(stdout, "not over this kit") {
+					t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+				}
+			})
+
+			t.Run("cosign verify accepts a kitsmith signature", func(t *testing.T) {
+				args := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, identity...), sct...)
+				out, err := cosignCLI(t, s, append(args, kit)...)
+				if err != nil {
+					t.Fatalf("cosign verify: %v\n%s", err, out)
+				}
+				wrong := append([]string{"verify", "--trusted-root", s.TrustedRoot, "--certificate-identity", "eve@example.com", "--certificate-oidc-issuer", s.OIDCURL}, sct...)
+				if out, err := cosignCLI(t, s, append(wrong, kit)...); err == nil {
+					t.Errorf("cosign verify accepted the wrong identity:\n%s", out)
+				}
+			})
+			t.Run("kitsmith verify accepts a cosign signature", func(t *testing.T) {
+				ref := pushKit(t, reg, "cosigned")
+				out, err := cosignCLI(t, s, "sign", "--yes", "--signing-config", s.SigningConfig, "--trusted-root", s.TrustedRoot,
+					"--identity-token", s.Token(t, stack.Email, nil), ref)
+				if err != nil {
+					t.Fatalf("cosign sign: %v\n%s", err, out)
+				}
+				stdout, stderr, code := runCLI(t, verifyArgs(append(identity, ref)...)...)
+				if code != exitOK {
+					t.Fatalf("kitsmith verify: exit %d\n%s%s", code, stdout, stderr)
+				}
+				stdout, _, code = runCLI(t, verifyArgs("--certificate-identity", "eve@example.com", "--certificate-oidc-issuer", s.OIDCURL, ref)...)
+				if code != exitFindings {
+					t.Errorf("kitsmith verify accepted the wrong identity on cosign's signature: exit %d\n%s", code, stdout)
+				}
+			})
+		})
+	}
+}
+
+// TestSignGitHubActionsIntegration signs with the ambient GitHub Actions
+// token and verifies the workflow claims, as a release job would.
+func TestSignGitHubActionsIntegration(t *testing.T) {
+	s, ok := stack.Env(t)
+	if !ok {
+		t.Skip("no Sigstore stack; run scripts/test.sh")
+	}
+	ref := pushKit(t, at.Registry(t, true), "gha")
+	e := env{"ACTIONS_ID_TOKEN_REQUEST_URL": s.ActionsTokenURL, "ACTIONS_ID_TOKEN_REQUEST_TOKEN": s.ActionsToken}
+	stdout, stderr, code := runCLIEnv(t, e, "sign", "--trusted-root", s.TrustedRoot, "--signing-config", s.SigningConfig, "--recursive", ref)
+	if code != exitOK {
+		t.Fatalf("kitsmith sign: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, s.ActionsToken) {
+		t.Error("sign printed the Actions request token")
+	}
+	var sct []string
+	if s.CTLogURL == "" {
+		sct = []string{"--insecure-ignore-sct"}
+	}
+	base := append([]string{"verify", "--trusted-root", s.TrustedRoot,
+		"--certificate-identity-regexp", "^https://github.com/" + stack.DefaultRepository + "/",
+		"--certificate-oidc-issuer", s.GitHubOIDCURL,
+		"--certificate-github-workflow-repository", stack.DefaultRepository}, sct...)
+	if stdout, stderr, code := runCLI(t, append(base, "--certificate-github-workflow-ref", stack.DefaultRef, ref)...); code != exitOK {
+		t.Errorf("verify with the workflow claims: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if stdout, _, code := runCLI(t, append(base, "--certificate-github-workflow-ref", "refs/tags/v9", ref)...); code != exitFindings || !strings.Contains(stdout, "GithubWorkflowRef") {
+		t.Errorf("verify with another ref: exit %d\n%s", code, stdout)
+	}
+}
+
+// copyBundle attaches the bundle in file to the kit at ref, as someone
+// copying another kit's signature would.
+func copyBundle(t *testing.T, file, ref string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sign.ParseBundle(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d, err := artifact.Head(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := artifact.NewStore(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sign.Attach(ctx, st, v1.Descriptor{MediaType: d.MediaType, Size: d.Size, Digest: d.Digest}, b); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets a test run the real main (signal handling included) in a
+// child process: the test binary re-executed with KITSMITH_TEST_MAIN=1.
+func TestMain(m *testing.M) {
+	if os.Getenv("KITSMITH_TEST_MAIN") == "1" {
+		os.Args = append([]string{"kitsmith"}, os.Args[1:]...)
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// hangingRegistry listens on loopback, accepts connections and never
+// answers, as a registry that never sends headers does. It returns its
+// host:port.
+func hangingRegistry(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for range 100 { // bounded: a test makes a handful of connections
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// TestInterruptStops cancels commands blocked on a registry that never
+// answers: each returns within a second of the cancellation, exits 2 and
+// prints nothing on stdout; build leaves no output behind.
+func TestInterruptStops(t *testing.T) {
+	reg := hangingRegistry(t)
+	out := filepath.Join(t.TempDir(), "layout")
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"check", []string{"check", reg + "/kits/tool:1"}},
+		{"inspect", []string{"inspect", reg + "/kits/tool:1"}},
+		{"build --push", []string{"build", "--progress", "quiet", "--output", "oci:" + out, "--tag", reg + "/kits/k:1", "--push", buildKits + "/decl-mixin"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() { done <- run(ctx, tc.args, env{"SOURCE_DATE_EPOCH": "0"}, &stdout, &stderr) }()
+			select {
+			case code := <-done:
+				t.Fatalf("returned (exit %d) before the interrupt: %s", code, stderr.String())
+			case <-time.After(300 * time.Millisecond):
+			}
+			cancel()
+			select {
+			case code := <-done:
+				if code != exitUsage || stdout.Len() > 0 {
+					t.Errorf("exit %d, stdout %q; want 2 and nothing", code, stdout.String())
+				}
+			case <-time.After(time.Second):
+				t.Fatal("still running a second after the interrupt")
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("an interrupted build left %s (%v)", out, err)
+			}
+		})
+	}
+}
+
+// TestSignalStopsMain sends SIGTERM and SIGINT to the real main, blocked on
+// a registry that never answers.
+func TestSignalStopsMain(t *testing.T) {
+	reg := hangingRegistry(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "check", reg+"/kits/tool:1")
+			cmd.Env = append(os.Environ(), "KITSMITH_TEST_MAIN=1")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			time.Sleep(500 * time.Millisecond)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != exitUsage || stdout.Len() > 0 {
+					t.Errorf("%v: %v, stdout %q, stderr %q; want exit 2 and no stdout", sig, err, stdout.String(), stderr.String())
+				}
+			case <-time.After(time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running a second after %v; stderr %q", sig, stderr.String())
+			}
+		})
+	}
+}

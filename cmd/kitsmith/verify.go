@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/spf13/cobra"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/sign"
+)
+
+type verifyOptions struct {
+	registryFlags
+	formatFlag
+	sigstoreFlags
+
+	policy        sign.Policy
+	policyFile    string
+	key           string
+	ignoreSCT     bool
+	ignoreTlog    bool
+	predicateType string
+}
+
+func newVerifyCmd(ro *rootOptions) *cobra.Command {
+	o := &verifyOptions{formatFlag: newFormatFlag("text", "json")}
+	cmd := &cobra.Command{
+		Use:   "verify [flags] REF",
+		Short: "Verify a kit's Sigstore signatures against an identity policy",
+		Long: `Verify finds the Sigstore signatures stored with a kit (by kitsmith sign,
+cosign sign or sbx kit sign), verifies each one against the trusted root and
+accepts the kit when at least one was made by a signer the policy names.
+
+Each referrer of the kit is read and checked itself (its artifactType and
+single bundle layer), whatever the registry reports. A signature is accepted
+when its statement's subject is the kit's digest, its certificate chains to
+the trusted root, was valid when a timestamp authority or the transparency
+log saw the signature, carries an SCT (unless --insecure-ignore-sct), is in
+the transparency log (unless --insecure-ignore-tlog, which then requires a
+signed timestamp), and matches the policy:
+
+  --certificate-identity / --certificate-identity-regexp   the signer (SAN)
+  --certificate-oidc-issuer / --certificate-oidc-issuer-regexp
+  --certificate-github-workflow-repository, -ref, -trigger, -name, -sha
+  --policy FILE   trusted signers, a JSON or YAML list of
+                  {identity | identityRegexp, issuer | issuerRegexp}
+
+The trusted root is public-good Sigstore's (through TUF, cached in
+--tuf-cache) unless --trusted-root names one, which also verifies offline.
+With --key PUB.pem, signatures made with that key are verified instead.
+
+Exit status: 0 at least one signature satisfies the policy; 1 none does (the
+reason for each is printed) or the kit has none; 2 usage, configuration or
+I/O error.`,
+		Example: `  # a kit signed in GitHub Actions by the release workflow of acme/kits
+  kitsmith verify ghcr.io/acme/kits/tool:1.2.0 \
+      --certificate-identity https://github.com/acme/kits/.github/workflows/release.yml@refs/heads/main \
+      --certificate-oidc-issuer https://token.actions.githubusercontent.com
+
+  # any workflow of the repository, on a tag push
+  kitsmith verify ghcr.io/acme/kits/tool:1.2.0 \
+      --certificate-identity-regexp '^https://github.com/acme/kits/' \
+      --certificate-oidc-issuer https://token.actions.githubusercontent.com \
+      --certificate-github-workflow-trigger push
+
+  # a team's list of trusted signers, on a private instance, as JSON
+  kitsmith verify --policy signers.json --trusted-root trusted_root.json \
+      --format json registry.example.org/kits/tool:1.2.0
+
+  # offline: a copied trusted root and an OCI layout
+  kitsmith verify --trusted-root trusted_root.json --policy signers.json oci:out/tool
+
+  # a kit signed with kitsmith sign --key
+  kitsmith verify --key cosign.pub --insecure-ignore-tlog oci:out/tool`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: refCompletion,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context(), ro.env, cmd.OutOrStdout(), args[0])
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// AddFlags registers verify's flags, named as cosign verify names them.
+func (o *verifyOptions) AddFlags(cmd *cobra.Command) {
+	o.registryFlags.AddFlags(cmd)
+	o.formatFlag.AddFlags(cmd)
+	o.sigstoreFlags.AddFlags(cmd, false)
+	f := cmd.Flags()
+	p := &o.policy
+	f.StringVar(&p.Identity, "certificate-identity", "", "the signer's identity (certificate SAN), exactly")
+	f.StringVar(&p.IdentityRegexp, "certificate-identity-regexp", "", "a regular expression the signer's identity matches")
+	f.StringVar(&p.Issuer, "certificate-oidc-issuer", "", "the OIDC issuer of the signer's identity, exactly")
+	f.StringVar(&p.IssuerRegexp, "certificate-oidc-issuer-regexp", "", "a regular expression the OIDC issuer matches")
+	f.StringVar(&p.GitHubWorkflowRepository, "certificate-github-workflow-repository", "", "GitHub Actions: the repository (OWNER/REPO) the workflow ran in")
+	f.StringVar(&p.GitHubWorkflowRef, "certificate-github-workflow-ref", "", "GitHub Actions: the ref the workflow ran for, e.g. refs/tags/v1.2.0")
+	f.StringVar(&p.GitHubWorkflowTrigger, "certificate-github-workflow-trigger", "", "GitHub Actions: the event that triggered the workflow, e.g. push")
+	f.StringVar(&p.GitHubWorkflowName, "certificate-github-workflow-name", "", "GitHub Actions: the workflow's name")
+	f.StringVar(&p.GitHubWorkflowSHA, "certificate-github-workflow-sha", "", "GitHub Actions: the commit the workflow ran on")
+	f.StringVar(&o.policyFile, "policy", "", "file listing trusted signers: [{identity|identityRegexp, issuer|issuerRegexp}]")
+	f.StringVar(&o.key, "key", "", "verify signatures made with this PEM public key instead of certificates")
+	f.StringVar(&o.predicateType, "predicate-type", "", "accept only statements of this predicate type (default: any, as cosign verify)")
+	f.BoolVar(&o.ignoreSCT, "insecure-ignore-sct", false, "bypass: accept certificates without an SCT from a CT log")
+	f.BoolVar(&o.ignoreTlog, "insecure-ignore-tlog", false, "bypass: accept signatures without a transparency-log entry (a signed timestamp is then required)")
+	_ = cmd.MarkFlagFilename("policy", "json", "yaml", "yml")
+	_ = cmd.MarkFlagFilename("key", "pem", "pub")
+}
+
+func (o *verifyOptions) validate() error {
+	if err := o.formatFlag.validate(); err != nil {
+		return err
+	}
+	p := o.policy
+	hasID := p.Identity != "" || p.IdentityRegexp != ""
+	hasIssuer := p.Issuer != "" || p.IssuerRegexp != ""
+	if hasID != hasIssuer {
+		return &usageError{err: errors.New("a signer identity needs both --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]"), hint: "See 'kitsmith verify --help'."}
+	}
+	if o.key == "" && !hasID && o.policyFile == "" {
+		return &usageError{err: errors.New("no signer to accept: give --certificate-identity and --certificate-oidc-issuer (or their -regexp forms), --policy FILE, or --key"), hint: "See 'kitsmith verify --help'."}
+	}
+	if o.key != "" && (hasID || o.policyFile != "") {
+		return usageErrorf("--key verifies key-based signatures, which have no identity: drop the identity flags and --policy")
+	}
+	return nil
+}
+
+func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref string) error {
+	p := o.policy
+	p.PredicateType = o.predicateType
+	if o.policyFile != "" {
+		data, err := os.ReadFile(o.policyFile)
+		if err != nil {
+			return asUsage(fmt.Errorf("reading the policy: %w", err), "")
+		}
+		if p.TrustedSigners, err = sign.ParseTrustedSigners(data); err != nil {
+			return asUsage(fmt.Errorf("%s: %w", o.policyFile, err), "")
+		}
+	}
+	v, err := o.verifier(ctx, e)
+	if err != nil {
+		return err
+	}
+	aopts := o.artifactOptions()
+	kit, err := artifact.Head(ctx, ref, aopts...)
+	if err != nil {
+		return asUsage(err, openHint(err))
+	}
+	st, err := artifact.NewStore(ctx, ref, aopts...)
+	if err != nil {
+		return asUsage(err, openHint(err))
+	}
+	res, err := v.Verify(ctx, st, kit, p)
+	var ve *sign.VerificationError
+	switch {
+	case err == nil, errors.Is(err, sign.ErrNoSignature), errors.As(err, &ve):
+	default:
+		return asUsage(err, openHint(err))
+	}
+	if werr := o.write(out, ref, res); werr != nil {
+		return &exitError{code: exitUsage, err: werr}
+	}
+	if err != nil {
+		return errFindings
+	}
+	return nil
+}
+
+// verifier builds the Verifier the trust flags select.
+func (o *verifyOptions) verifier(ctx context.Context, e env) (*sign.Verifier, error) {
+	var trust root.TrustedMaterial
+	if o.key != "" {
+		data, err := os.ReadFile(o.key)
+		if err != nil {
+			return nil, asUsage(fmt.Errorf("reading the public key: %w", err), "")
+		}
+		pub, err := sign.LoadPublicKey(data)
+		if err != nil {
+			return nil, asUsage(fmt.Errorf("%s: %w", o.key, err), "")
+		}
+		if trust, err = sign.PublicKeyTrust(pub); err != nil {
+			return nil, asUsage(err, "")
+		}
+	} else {
+		tr, _, err := o.sigstoreFlags.load(ctx, e, false)
+		if err != nil {
+			return nil, err
+		}
+		trust = tr
+	}
+	var opts []sign.VerifierOption
+	if o.ignoreSCT {
+		opts = append(opts, sign.WithoutSCTUnsafe())
+	}
+	if o.ignoreTlog {
+		opts = append(opts, sign.WithoutTlogUnsafe())
+	}
+	v, err := sign.NewVerifier(trust, opts...)
+	if err != nil {
+		return nil, asUsage(err, "")
+	}
+	return v, nil
+}
+
+// verifyJSON is verify's JSON document.
+type verifyJSON struct {
+	FormatVersion int              `json:"formatVersion"`
+	Reference     string           `json:"reference"`
+	Verified      bool             `json:"verified"`
+	Subject       any              `json:"subject"`
+	Signatures    []sign.Signature `json:"signatures"`
+}
+
+// write prints the result as text or JSON.
+func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result) error {
+	accepted := len(res.Accepted())
+	name := ref
+	if !strings.Contains(ref, res.Subject.Digest.String()) {
+		name = ref + " (" + res.Subject.Digest.String() + ")"
+	}
+	if o.json() {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(verifyJSON{
+			FormatVersion: sign.ResultFormatVersion, Reference: ref, Verified: accepted > 0,
+			Subject: res.Subject, Signatures: res.Signatures,
+		})
+	}
+	switch {
+	case len(res.Signatures) == 0:
+		_, err := fmt.Fprintf(out, "%s: no Sigstore signature found\n", name)
+		return err
+	case accepted > 0:
+		fmt.Fprintf(out, "%s: verified, %d of %d signature(s) satisfy the policy\n", name, accepted, len(res.Signatures))
+	default:
+		fmt.Fprintf(out, "%s: not verified, none of %d signature(s) satisfies the policy\n", name, len(res.Signatures))
+	}
+	for _, s := range res.Signatures {
+		signer := s.Identity
+		if signer == "" {
+			signer = "key " + s.KeyHint
+		}
+		if s.Issuer != "" {
+			signer += " (issuer " + s.Issuer + ")"
+		}
+		if !s.Accepted {
+			fmt.Fprintf(out, "  rejected %s %s: %s\n", s.Referrer, signer, s.Reason)
+			continue
+		}
+		fmt.Fprintf(out, "  accepted %s %s", s.Referrer, signer)
+		for _, t := range s.Timestamps {
+			fmt.Fprintf(out, ", %s %s", t.Source, t.Time.Format("2006-01-02T15:04:05Z"))
+		}
+		if s.LogIndex != nil {
+			fmt.Fprintf(out, ", log index %d", *s.LogIndex)
+		}
+		if _, err := fmt.Fprintln(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package migrate
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/kitsmith/kitsmith/pkg/lint"
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+// ReportSchemaVersion is the schemaVersion of the JSON report.
+const ReportSchemaVersion = "1"
+
+// jsonReport is the designed shape of the JSON report; it is not the
+// Result struct, so the two can change apart.
+type jsonReport struct {
+	SchemaVersion string        `json:"schemaVersion"`
+	Kit           string        `json:"kit"`
+	Files         []string      `json:"files"`
+	Carried       []string      `json:"carried,omitempty"`
+	Notes         []Note        `json:"notes"`
+	Validation    jsonVerdict   `json:"validation"`
+	Lint          []jsonFinding `json:"lint"`
+	NeedsHuman    bool          `json:"needsHuman"`
+}
+
+type jsonVerdict struct {
+	Valid    bool          `json:"valid"`
+	Errors   []jsonFinding `json:"errors"`
+	Warnings []jsonFinding `json:"warnings"`
+}
+
+type jsonFinding struct {
+	Rule     string        `json:"rule"`
+	Severity lint.Severity `json:"severity,omitzero"`
+	Pos      spec.Pos      `json:"pos"`
+	Field    string        `json:"field,omitempty"`
+	Message  string        `json:"message"`
+}
+
+// WriteJSON writes r as one JSON document (schemaVersion
+// ReportSchemaVersion): the files, the notes, the validation verdict, the
+// lint findings and whether a human is needed. Empty lists are [], never
+// null.
+func (r *Result) WriteJSON(w io.Writer) error {
+	out := jsonReport{SchemaVersion: ReportSchemaVersion, Kit: r.Stem, Files: []string{}, Carried: r.Carried,
+		Notes: r.Notes, Lint: []jsonFinding{}, NeedsHuman: r.NeedsHuman(),
+		Validation: jsonVerdict{Errors: []jsonFinding{}, Warnings: []jsonFinding{}}}
+	if out.Notes == nil {
+		out.Notes = []Note{}
+	}
+	for _, f := range r.Files {
+		out.Files = append(out.Files, f.Name)
+	}
+	if v := r.Validation; v != nil {
+		out.Validation.Valid = v.OK()
+		out.Validation.Errors = append(out.Validation.Errors, specFindings(v.Errors)...)
+		out.Validation.Warnings = append(out.Validation.Warnings, specFindings(v.Warnings)...)
+	}
+	if r.Lint != nil {
+		for _, f := range r.Lint.Findings {
+			out.Lint = append(out.Lint, jsonFinding{Rule: f.RuleID, Severity: f.Severity, Pos: f.Range.Start, Message: f.Message})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func specFindings(errs spec.Errors) []jsonFinding {
+	out := make([]jsonFinding, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, jsonFinding{Rule: e.Rule(), Pos: e.Range.Start, Field: e.Field, Message: e.Msg})
+	}
+	return out
+}
