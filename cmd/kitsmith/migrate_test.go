@@ -78,7 +78,7 @@ func TestMigrateCmd(t *testing.T) {
 		{name: "dry run and force", row: "top-level", args: func(d string) []string { return []string{"migrate", "--dry-run", "--force", d} },
 			code: 2, stderr: "--dry-run"},
 		{name: "json", row: "environment", args: func(d string) []string { return []string{"migrate", "--format", "json", d} },
-			code: 1, stdout: []string{`"schemaVersion": "1"`, `"code": "proxy-env"`, `"needsHuman": true`}, written: []string{"envkit.yaml"}},
+			code: 1, stdout: []string{`"formatVersion": 1`, `"code": "proxy-env"`, `"needsHuman": true`}, written: []string{"envkit.yaml"}},
 		{name: "json and dry run", row: "top-level", args: func(d string) []string { return []string{"migrate", "--format", "json", "--dry-run", d} },
 			code: 2, stderr: "--format json"},
 		{name: "bad format", row: "top-level", args: func(d string) []string { return []string{"migrate", "--format", "yaml", d} },

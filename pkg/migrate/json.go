@@ -8,13 +8,14 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// ReportSchemaVersion is the schemaVersion of the JSON report.
-const ReportSchemaVersion = "1"
+// ReportFormatVersion is the formatVersion of the JSON report, the one
+// version key every kitsmith JSON document carries.
+const ReportFormatVersion = 1
 
 // jsonReport is the designed shape of the JSON report; it is not the
 // Result struct, so the two can change apart.
 type jsonReport struct {
-	SchemaVersion string        `json:"schemaVersion"`
+	FormatVersion int           `json:"formatVersion"`
 	Kit           string        `json:"kit"`
 	Files         []string      `json:"files"`
 	Carried       []string      `json:"carried,omitempty"`
@@ -38,12 +39,12 @@ type jsonFinding struct {
 	Message  string        `json:"message"`
 }
 
-// WriteJSON writes r as one JSON document (schemaVersion
-// ReportSchemaVersion): the files, the notes, the validation verdict, the
+// WriteJSON writes r as one JSON document (formatVersion
+// ReportFormatVersion): the files, the notes, the validation verdict, the
 // lint findings and whether a human is needed. Empty lists are [], never
 // null.
 func (r *Result) WriteJSON(w io.Writer) error {
-	out := jsonReport{SchemaVersion: ReportSchemaVersion, Kit: r.Stem, Files: []string{}, Carried: r.Carried,
+	out := jsonReport{FormatVersion: ReportFormatVersion, Kit: r.Stem, Files: []string{}, Carried: r.Carried,
 		Notes: r.Notes, Lint: []jsonFinding{}, NeedsHuman: r.NeedsHuman(),
 		Validation: jsonVerdict{Errors: []jsonFinding{}, Warnings: []jsonFinding{}}}
 	if out.Notes == nil {
