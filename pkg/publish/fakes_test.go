@@ -326,3 +326,24 @@ func (b failingBuilder) Build(_ context.Context, _ *spec.Kit, _ build.Options, e
 	}
 	return nil, b.err
 }
+
+// countingBuilder builds with build.Build and records how many builds
+// ran at once.
+type countingBuilder struct {
+	mu        sync.Mutex
+	now, peak int
+}
+
+func (b *countingBuilder) Build(ctx context.Context, k *spec.Kit, o build.Options, ev chan<- progress.Event) (*build.Result, error) {
+	b.mu.Lock()
+	b.now++
+	b.peak = max(b.peak, b.now)
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.now--
+		b.mu.Unlock()
+	}()
+	time.Sleep(20 * time.Millisecond) // let other kits try to start
+	return build.Build(ctx, nil, k, o, ev)
+}
