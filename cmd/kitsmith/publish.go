@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -106,8 +105,7 @@ stage; 2 usage, configuration or I/O error.`,
 	f.BoolVar(&o.recursive, "recursive", false, "also sign every platform manifest")
 	f.StringVar(&o.metadataFile, "metadata-file", "", "write what was published (digests, referrers, signer, timings) as JSON to this file")
 	_ = cmd.RegisterFlagCompletionFunc("fail-level", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("platform", cobra.FixedCompletions(
-		[]string{"linux/amd64", "linux/arm64", "linux/arm/v7", "linux/riscv64", "linux/ppc64le", "linux/s390x"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("platform", platformCompletion)
 	_ = cmd.MarkFlagFilename("metadata-file", "json")
 	return cmd
 }
@@ -143,14 +141,8 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 		Registry:   publish.NewRegistry(o.artifactOptions()...),
 		Provenance: githubProvenance(ro.env),
 	}
-	if v, ok := ro.env["SOURCE_DATE_EPOCH"]; ok && v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return po, usageErrorf("SOURCE_DATE_EPOCH=%q is not a number of seconds since 1970-01-01", v)
-		}
-		po.Build.SourceDateEpoch = &n
-	}
-	return po, nil
+	po.Build.SourceDateEpoch, err = envSourceDateEpoch(ro.env)
+	return po, err
 }
 
 // githubProvenance names the builder and the run on GitHub Actions: the
