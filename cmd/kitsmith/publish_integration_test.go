@@ -199,3 +199,24 @@ func TestPublishIntegrationGitHub(t *testing.T) {
 		t.Errorf("kitsmith verify for another repository: exit %d; want 1", code)
 	}
 }
+
+// TestPublishIntegrationBuildFailure publishes two kits at once through
+// the real BuildKit daemon: one builds, one fails at build. The failing kit
+// gets no tag and exit 1 names it; the other is published.
+func TestPublishIntegrationBuildFailure(t *testing.T) {
+	host, reg := buildServices(t)
+	prefix := fmt.Sprintf("%s/kitsmith-publish-build-%d", reg, time.Now().UnixNano())
+	stdout, stderr, code := runPublish(t, env{"BUILDKIT_HOST": host}, "--unsigned", "--tag-template", prefix+"/{stem}:{version}",
+		"../../kits/outside", "../../pkg/publish/testdata/build-error")
+	if code != 1 || !strings.Contains(stdout, "FAILED ../../pkg/publish/testdata/build-error/build-error.yaml at build: no tag written") ||
+		!strings.Contains(stdout, `"/missing-file": not found`) || !strings.Contains(stdout, "published "+prefix+"/reshapr-outside:0.3.0 UNSIGNED") ||
+		!strings.Contains(stderr, "1 of 2 kits not published") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if _, err := artifact.Head(context.Background(), prefix+"/build-error:1.0.0"); !errors.Is(err, artifact.ErrNotFound) {
+		t.Errorf("tag of the kit that failed to build: %v; want none", err)
+	}
+	if _, err := artifact.Head(context.Background(), prefix+"/reshapr-outside:0.3.0"); err != nil {
+		t.Errorf("tag of the kit that built: %v", err)
+	}
+}
