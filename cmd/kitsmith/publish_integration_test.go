@@ -200,21 +200,32 @@ func TestPublishIntegrationGitHub(t *testing.T) {
 	}
 }
 
-// TestPublishIntegrationBuildFailure publishes two kits at once through
-// the real BuildKit daemon: one builds, one fails at build. The failing kit
-// gets no tag and exit 1 names it; the other is published.
+// TestPublishIntegrationBuildFailure publishes three kits at once through
+// the real BuildKit daemon: one publishes, one fails to build, one builds
+// an image the artifact check refuses (/home/agent owned by root). The
+// failing kits get no tag and exit 1 names them with their stage; the
+// other is published.
 func TestPublishIntegrationBuildFailure(t *testing.T) {
 	host, reg := buildServices(t)
 	prefix := fmt.Sprintf("%s/kitsmith-publish-build-%d", reg, time.Now().UnixNano())
 	stdout, stderr, code := runPublish(t, env{"BUILDKIT_HOST": host}, "--unsigned", "--tag-template", prefix+"/{stem}:{version}",
-		"../../kits/outside", "../../pkg/publish/testdata/build-error")
-	if code != 1 || !strings.Contains(stdout, "FAILED ../../pkg/publish/testdata/build-error/build-error.yaml at build: no tag written") ||
-		!strings.Contains(stdout, `"/missing-file": not found`) || !strings.Contains(stdout, "published "+prefix+"/reshapr-outside:0.3.0 UNSIGNED") ||
-		!strings.Contains(stderr, "1 of 2 kits not published") {
+		"../../kits/outside", "../../pkg/publish/testdata/build-error", "../../pkg/publish/testdata/check-error")
+	for _, want := range []string{
+		"FAILED ../../pkg/publish/testdata/build-error/build-error.yaml at build: no tag written", `"/missing-file": not found`,
+		"FAILED ../../pkg/publish/testdata/check-error/check-error.yaml at check: no tag written", "overlay-home-ownership",
+		"published " + prefix + "/reshapr-outside:0.3.0 UNSIGNED",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout does not say %q", want)
+		}
+	}
+	if code != 1 || !strings.Contains(stderr, "2 of 3 kits not published") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if _, err := artifact.Head(context.Background(), prefix+"/build-error:1.0.0"); !errors.Is(err, artifact.ErrNotFound) {
-		t.Errorf("tag of the kit that failed to build: %v; want none", err)
+	for _, stem := range []string{"build-error", "check-error"} {
+		if _, err := artifact.Head(context.Background(), prefix+"/"+stem+":1.0.0"); !errors.Is(err, artifact.ErrNotFound) {
+			t.Errorf("tag of %s: %v; want none", stem, err)
+		}
 	}
 	if _, err := artifact.Head(context.Background(), prefix+"/reshapr-outside:0.3.0"); err != nil {
 		t.Errorf("tag of the kit that built: %v", err)
