@@ -205,7 +205,7 @@ func TestPublishIntegrationGitHub(t *testing.T) {
 // an image the artifact check refuses (/home/agent owned by root). The
 // failing kits get no tag and exit 1 names them with their stage; the
 // other is published.
-func TestPublishIntegrationBuildFailure(t *testing.T) {
+func TestPublishIntegrationBuildAndCheckFailures(t *testing.T) {
 	host, reg := buildServices(t)
 	prefix := fmt.Sprintf("%s/kitsmith-publish-build-%d", reg, time.Now().UnixNano())
 	stdout, stderr, code := runPublish(t, env{"BUILDKIT_HOST": host}, "--unsigned", "--tag-template", prefix+"/{stem}:{version}",
