@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
@@ -137,8 +138,8 @@ func (f *sigstoreFlags) services(sc *root.SigningConfig) (sign.Services, error) 
 	return svc, nil
 }
 
-// signerFlags is the flag group of commands that sign (sign, publish):
-// the Sigstore instance, the identity token or the key, and the log.
+// signerFlags is the flag group of commands that sign (sign, and publish):
+// the instance, the identity token or the key, and the log.
 type signerFlags struct {
 	sigstoreFlags
 
@@ -154,6 +155,8 @@ type signerFlags struct {
 type signOptions struct {
 	registryFlags
 	signerFlags
+	progressFlag
+
 	recursive  bool
 	bundleFile string
 }
@@ -220,12 +223,13 @@ Exit status: 0 signed; 2 usage, configuration, I/O or service error.`,
 func (o *signOptions) AddFlags(cmd *cobra.Command) {
 	o.registryFlags.AddFlags(cmd)
 	o.signerFlags.AddFlags(cmd)
+	o.progressFlag.AddFlags(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&o.recursive, "recursive", false, "also sign each platform manifest of the kit index")
 	f.StringVar(&o.bundleFile, "bundle", "", "also write the kit's Sigstore bundle (JSON) to this file")
 }
 
-// AddFlags registers the signing flags.
+// AddFlags registers the signing flags on cmd.
 func (o *signerFlags) AddFlags(cmd *cobra.Command) {
 	o.sigstoreFlags.AddFlags(cmd, true)
 	f := cmd.Flags()
@@ -240,6 +244,13 @@ func (o *signerFlags) AddFlags(cmd *cobra.Command) {
 	_ = cmd.MarkFlagFilename("identity-token-file")
 }
 
+func (o *signOptions) validate() error {
+	if err := o.progressFlag.validate(); err != nil {
+		return err
+	}
+	return o.signerFlags.validate()
+}
+
 func (o *signerFlags) validate() error {
 	if o.key != "" && (o.identityToken != "" || o.identityTokenFile != "") {
 		return usageErrorf("--key signs with a key, not an identity: drop --identity-token and --identity-token-file")
@@ -251,7 +262,14 @@ func (o *signerFlags) validate() error {
 }
 
 func (o *signOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref string) error {
-	signer, err := o.signer(ctx, e, errOut)
+	events := make(chan progress.Event)
+	wait, err := o.progressFlag.start(ctx, errOut, events)
+	if err != nil {
+		return err
+	}
+	defer wait()
+	defer close(events)
+	signer, err := o.signer(ctx, e, errOut, sign.WithSignerReporter(progress.NewReporter(events)))
 	if err != nil {
 		return err
 	}
@@ -316,10 +334,11 @@ func (o *signOptions) platformManifests(ctx context.Context, ref string) ([]v1.D
 	return out, nil
 }
 
-// signer builds the Signer the flags and environment select.
-func (o *signerFlags) signer(ctx context.Context, e env, errOut io.Writer) (*sign.Signer, error) {
+// signer builds the Signer the flags and environment select, with opts
+// (a progress reporter) added.
+func (o *signerFlags) signer(ctx context.Context, e env, errOut io.Writer, opts ...sign.SignerOption) (*sign.Signer, error) {
 	if o.key != "" {
-		return o.keySigner(e)
+		return o.keySigner(e, opts)
 	}
 	tr, svc, err := o.sigstoreFlags.load(ctx, e, true)
 	if err != nil {
@@ -335,7 +354,8 @@ func (o *signerFlags) signer(ctx context.Context, e env, errOut io.Writer) (*sig
 	if err != nil {
 		return nil, err
 	}
-	s, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, tokens, nil), sign.WithServices(svc), sign.WithSelfVerification(tr))
+	opts = append(opts, sign.WithServices(svc), sign.WithSelfVerification(tr))
+	s, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, tokens, nil), opts...)
 	if err != nil {
 		return nil, asUsage(err, "")
 	}
@@ -360,7 +380,7 @@ func (o *signerFlags) keyPair(e env) (sign.Keypair, error) {
 }
 
 // keySigner signs with --key and only the services flags name.
-func (o *signerFlags) keySigner(e env) (*sign.Signer, error) {
+func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, error) {
 	kp, err := o.keyPair(e)
 	if err != nil {
 		return nil, err
@@ -383,7 +403,7 @@ func (o *signerFlags) keySigner(e env) (*sign.Signer, error) {
 	if !o.tlogUpload {
 		svc.Logs = nil
 	}
-	s, err := sign.NewSigner(kp, nil, sign.WithServices(svc))
+	s, err := sign.NewSigner(kp, nil, append(opts, sign.WithServices(svc))...)
 	if err != nil {
 		return nil, asUsage(err, "")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/sign"
+	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
 )
 
 // liveRegistries returns the registries the integration tests push to: an
@@ -180,6 +181,63 @@ func TestSignGitHubActionsIntegration(t *testing.T) {
 	}
 	if stdout, _, code := runCLI(t, append(base, "--certificate-github-workflow-ref", "refs/tags/v9", ref)...); code != exitFindings || !strings.Contains(stdout, "GithubWorkflowRef") {
 		t.Errorf("verify with another ref: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestAttestSLSAIntegration attests SLSA v1 provenance about a kit with
+// pkg/sign, as publish does, and reads it back with cosign
+// verify-attestation --type slsaprovenance1 and with kitsmith verify
+// --predicate-type.
+func TestAttestSLSAIntegration(t *testing.T) {
+	s, ok := stack.Env(t)
+	if !ok {
+		t.Skip("no Sigstore stack; run scripts/test.sh")
+	}
+	ctx := context.Background()
+	tr, svc := signtest.LoadInstance(t, s.TrustedRoot, s.SigningConfig)
+	signer, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, sign.StaticToken(s.Token(t, stack.Email, nil)), nil),
+		sign.WithServices(svc), sign.WithSelfVerification(tr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := pushKit(t, at.Registry(t, true), "attested")
+	d, err := artifact.Head(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	provenance := []byte(`{"buildDefinition":{"buildType":"https://example.org/kitsmith/build/v1","externalParameters":{"kit":"tool"}},` +
+		`"runDetails":{"builder":{"id":"https://example.org/kitsmith"}}}`)
+	b, err := signer.Attest(ctx, d, "https://slsa.dev/provenance/v1", provenance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := artifact.NewStore(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sign.Attach(ctx, st, d, b); err != nil {
+		t.Fatal(err)
+	}
+	var sct []string
+	if s.CTLogURL == "" {
+		sct = []string{"--insecure-ignore-sct"}
+	}
+	identity := []string{"--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}
+	args := append(append([]string{"verify-attestation", "--trusted-root", s.TrustedRoot, "--type", "slsaprovenance1"}, identity...), sct...)
+	out, err := cosignCLI(t, s, append(args, ref)...)
+	if err != nil {
+		t.Fatalf("cosign verify-attestation: %v\n%s", err, out)
+	}
+	other := append(append([]string{"verify-attestation", "--trusted-root", s.TrustedRoot, "--type", "cyclonedx"}, identity...), sct...)
+	if out, err := cosignCLI(t, s, append(other, ref)...); err == nil {
+		t.Errorf("cosign verify-attestation found a CycloneDX attestation:\n%s", out)
+	}
+	kv := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, sct...), identity...)
+	if stdout, stderr, code := runCLI(t, append(kv, "--predicate-type", "https://slsa.dev/provenance/v1", ref)...); code != exitOK {
+		t.Errorf("kitsmith verify --predicate-type: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if stdout, _, code := runCLI(t, append(kv, "--predicate-type", sign.CosignSignPredicateType, ref)...); code != exitFindings {
+		t.Errorf("kitsmith verify accepted provenance as an image signature: exit %d\n%s", code, stdout)
 	}
 }
 

@@ -270,6 +270,14 @@ func TestSignVerifyKey(t *testing.T) {
 	if _, _, code := runCLI(t, "verify", "--key", pubFile, ref); code != exitFindings {
 		t.Errorf("verify --key requires a log entry by default: exit %d", code)
 	}
+	keyless := f.refs["referrers"]
+	if _, stderr, code := runCLI(t, f.signArgs("--identity-token", signtest.Token(testSigner), keyless)...); code != exitOK {
+		t.Fatalf("sign: exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "verify", "--key", pubFile, "--insecure-ignore-tlog", keyless)
+	if code != exitFindings || !strings.Contains(stdout, "names no signer identity") {
+		t.Errorf("verify --key of a keyless signature: exit %d\n%s%s", code, stdout, stderr)
+	}
 }
 
 // TestSignVerifyHelp checks that --help teaches with the examples the

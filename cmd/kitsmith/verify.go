@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/spf13/cobra"
 
@@ -16,9 +17,10 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
-type verifyOptions struct {
-	registryFlags
-	formatFlag
+// verifierFlags is the flag group of commands that verify signatures
+// (verify, and publish): the trust, the policy and the bypasses, named as
+// cosign verify names them.
+type verifierFlags struct {
 	sigstoreFlags
 
 	policy        sign.Policy
@@ -27,6 +29,12 @@ type verifyOptions struct {
 	ignoreSCT     bool
 	ignoreTlog    bool
 	predicateType string
+}
+
+type verifyOptions struct {
+	registryFlags
+	formatFlag
+	verifierFlags
 }
 
 func newVerifyCmd(ro *rootOptions) *cobra.Command {
@@ -92,10 +100,15 @@ I/O error.`,
 	return cmd
 }
 
-// AddFlags registers verify's flags, named as cosign verify names them.
+// AddFlags registers verify's flags.
 func (o *verifyOptions) AddFlags(cmd *cobra.Command) {
 	o.registryFlags.AddFlags(cmd)
 	o.formatFlag.AddFlags(cmd)
+	o.verifierFlags.AddFlags(cmd)
+}
+
+// AddFlags registers the trust, policy and bypass flags on cmd.
+func (o *verifierFlags) AddFlags(cmd *cobra.Command) {
 	o.sigstoreFlags.AddFlags(cmd, false)
 	f := cmd.Flags()
 	p := &o.policy
@@ -121,6 +134,10 @@ func (o *verifyOptions) validate() error {
 	if err := o.formatFlag.validate(); err != nil {
 		return err
 	}
+	return o.verifierFlags.validate()
+}
+
+func (o *verifierFlags) validate() error {
 	p := o.policy
 	hasID := p.Identity != "" || p.IdentityRegexp != ""
 	hasIssuer := p.Issuer != "" || p.IssuerRegexp != ""
@@ -136,17 +153,26 @@ func (o *verifyOptions) validate() error {
 	return nil
 }
 
-func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref string) error {
+// policyOf returns the policy the flags and --policy FILE give.
+func (o *verifierFlags) policyOf() (sign.Policy, error) {
 	p := o.policy
 	p.PredicateType = o.predicateType
 	if o.policyFile != "" {
 		data, err := os.ReadFile(o.policyFile)
 		if err != nil {
-			return asUsage(fmt.Errorf("reading the policy: %w", err), "")
+			return sign.Policy{}, asUsage(fmt.Errorf("reading the policy: %w", err), "")
 		}
 		if p.TrustedSigners, err = sign.ParseTrustedSigners(data); err != nil {
-			return asUsage(fmt.Errorf("%s: %w", o.policyFile, err), "")
+			return sign.Policy{}, asUsage(fmt.Errorf("%s: %w", o.policyFile, err), "")
 		}
+	}
+	return p, nil
+}
+
+func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref string) error {
+	p, err := o.policyOf()
+	if err != nil {
+		return err
 	}
 	v, err := o.verifier(ctx, e)
 	if err != nil {
@@ -178,7 +204,7 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 }
 
 // verifier builds the Verifier the trust flags select.
-func (o *verifyOptions) verifier(ctx context.Context, e env) (*sign.Verifier, error) {
+func (o *verifierFlags) verifier(ctx context.Context, e env) (*sign.Verifier, error) {
 	var trust root.TrustedMaterial
 	if o.key != "" {
 		data, err := os.ReadFile(o.key)
@@ -218,7 +244,7 @@ type verifyJSON struct {
 	FormatVersion int              `json:"formatVersion"`
 	Reference     string           `json:"reference"`
 	Verified      bool             `json:"verified"`
-	Subject       any              `json:"subject"`
+	Subject       v1.Descriptor    `json:"subject"`
 	Signatures    []sign.Signature `json:"signatures"`
 }
 

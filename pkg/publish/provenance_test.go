@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/kitsmith/kitsmith/internal/gitdate"
 )
 
 // commitFile writes name under dir and commits it at when.
@@ -36,8 +39,8 @@ func commitFile(t *testing.T, repo *git.Repository, dir, name string, when time.
 	return h.String()
 }
 
-// TestGitSource reads a kit's source from a repository made with go-git:
-// the origin, HEAD's commit and branch, and the descriptor's path.
+// TestGitSource reads a kit's source and commit time from a repository
+// made with go-git: the kit's last commit, not the repository's.
 func TestGitSource(t *testing.T) {
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false)
@@ -47,9 +50,17 @@ func TestGitSource(t *testing.T) {
 	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{"https://example.org/acme/kits.git"}}); err != nil {
 		t.Fatal(err)
 	}
-	commitFile(t, repo, dir, "kits/a/a.yaml", time.Unix(1700000000, 0))
-	head := commitFile(t, repo, dir, "kits/b/b.yaml", time.Unix(1700003600, 0))
+	kitTime := time.Unix(1700000000, 0)
+	commitFile(t, repo, dir, "kits/a/a.yaml", kitTime)
+	head := commitFile(t, repo, dir, "kits/b/b.yaml", kitTime.Add(time.Hour))
 
+	// The commit time comes from internal/gitdate, as for kitsmith build.
+	if got, err := gitdate.LastCommit(context.Background(), filepath.Join(dir, "kits", "a")); err != nil || !got.Equal(kitTime) {
+		t.Errorf("LastCommit(kits/a) = %v, %v; want %v", got, err, kitTime)
+	}
+	if got, err := gitdate.LastCommit(context.Background(), filepath.Join(dir, "kits", "b")); err != nil || !got.Equal(kitTime.Add(time.Hour)) {
+		t.Errorf("LastCommit(kits/b) = %v, %v; want %v", got, err, kitTime.Add(time.Hour))
+	}
 	src, err := gitSource(filepath.Join(dir, "kits", "a"), filepath.Join(dir, "kits", "a", "a.yaml"))
 	if err != nil {
 		t.Fatal(err)

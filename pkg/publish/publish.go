@@ -236,6 +236,7 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	bo := r.opts.Build
 	bo.Outputs = []build.Output{{Type: build.OutputOCI, Dest: dir}}
 	if bo.SourceDateEpoch == nil {
+		// What kitsmith build takes, so that publish builds the same digest.
 		if t, err := gitdate.LastCommit(ctx, r.k.Dir); err == nil {
 			n := t.Unix()
 			bo.SourceDateEpoch = &n
@@ -492,11 +493,7 @@ func failedChecks(rep *artifact.Report) string {
 		if f.Severity != artifact.SeverityFail {
 			continue
 		}
-		where := ""
-		if f.Platform != "" {
-			where = f.Platform + " "
-		}
-		list = append(list, where+f.Check+": "+f.Message)
+		list = append(list, f.String())
 	}
 	return strings.Join(list, "; ")
 }

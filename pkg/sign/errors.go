@@ -24,6 +24,7 @@ type VerificationError struct {
 	Err error
 }
 
+// Error names how many signatures there were and why each was rejected.
 func (e *VerificationError) Error() string {
 	n := 0
 	if e.Result != nil {

@@ -2,9 +2,7 @@ package sign_test
 
 import (
 	"context"
-	"os"
 	"testing"
-	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/kitsmith/kitsmith/internal/testsvc/stack"
@@ -22,26 +20,7 @@ func liveStack(t testing.TB) (stack.Stack, *root.TrustedRoot, sign.Services) {
 	if !ok {
 		t.Skip("no Sigstore stack (KITSMITH_TEST_TRUSTED_ROOT unset); run scripts/test.sh")
 	}
-	data, err := os.ReadFile(s.TrustedRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := sign.LoadTrustedRoot(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scData, err := os.ReadFile(s.SigningConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sign.LoadSigningConfig(scData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := sign.ServicesFromSigningConfig(sc, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, svc := signtest.LoadInstance(t, s.TrustedRoot, s.SigningConfig)
 	return s, tr, svc
 }
 

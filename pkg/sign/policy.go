@@ -20,8 +20,9 @@ import (
 // IssuerRegexp, or any of TrustedSigners. Each identity needs a SAN (exact
 // or regexp) and an issuer (exact or regexp). The GitHub workflow claims,
 // when set, must match as well whichever identity matched. A policy with no
-// identity is an error, except for key-based signatures (a Verifier with a
-// public key), which need none.
+// identity accepts no keyless signature: it is for key-based signatures (a
+// Verifier trusting a public key), which need none. A malformed identity
+// (a bad regexp, an identity without an issuer) is an error.
 type Policy struct {
 	// Identity is the exact certificate SAN, e.g. an email address or
 	// https://github.com/OWNER/REPO/.github/workflows/FILE@REF.
@@ -141,7 +142,11 @@ func (p Policy) identities() (verify.CertificateIdentities, error) {
 		ids = append(ids, id)
 	}
 	if len(ids) == 0 {
-		return nil, errors.New("policy: no signer identity: give an identity (or its regexp) and an issuer (or its regexp), or trusted signers")
+		return nil, errNoIdentity
 	}
 	return ids, nil
 }
+
+// errNoIdentity is the identities of an empty policy: it accepts key-based
+// signatures only.
+var errNoIdentity = errors.New("the policy names no signer identity (an identity or its regexp, and an issuer or its regexp, or trusted signers)")

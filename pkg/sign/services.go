@@ -11,8 +11,13 @@ import (
 	"path"
 	"time"
 
+	"github.com/go-openapi/runtime"
+	httptransport "github.com/go-openapi/runtime/client"
+	"github.com/go-openapi/strfmt"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	rekorpb "github.com/sigstore/rekor-tiles/v2/pkg/generated/protobuf"
+	rekorclient "github.com/sigstore/rekor/pkg/generated/client"
+	rekorutil "github.com/sigstore/rekor/pkg/util"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	sgsign "github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore-go/pkg/tuf"
@@ -196,4 +201,23 @@ func (r *rekorV2) Add(ctx context.Context, entry any) (*protorekor.TransparencyL
 		return nil, fmt.Errorf("rekor v2: decoding the log entry: %w", err)
 	}
 	return &tle, nil
+}
+
+// rekorV1 returns a Rekor v1 entries client at base that sends its requests
+// through rt.
+func rekorV1(base string, rt http.RoundTripper) (sgsign.RekorClient, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("rekor: parsing %q: %w", base, err)
+	}
+	if u.Path == "" {
+		u.Path = rekorclient.DefaultBasePath
+	}
+	t := httptransport.NewWithClient(u.Host, u.Path, []string{u.Scheme}, &http.Client{Transport: rt, Timeout: serviceTimeout})
+	t.Consumers["application/json"] = runtime.JSONConsumer()
+	t.Consumers["application/x-pem-file"] = runtime.TextConsumer()
+	t.Producers["application/json"] = runtime.JSONProducer()
+	reg := strfmt.NewFormats()
+	reg.Add("signedCheckpoint", &rekorutil.SignedNote{}, rekorutil.SignedCheckpointValidator)
+	return rekorclient.New(t, reg).Entries, nil
 }

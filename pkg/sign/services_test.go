@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kitsmith/kitsmith/pkg/sign"
+	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
 	"github.com/sigstore/sigstore-go/pkg/tuf"
 )
 
@@ -69,5 +70,36 @@ func TestPublicGoodUnreachable(t *testing.T) {
 	}
 	if _, _, err := sign.PublicGood(ctx, ""); err == nil {
 		t.Error("PublicGood accepted no cache directory")
+	}
+}
+
+// recorder is an http.RoundTripper that records the paths it is asked for
+// and passes requests on.
+type recorder struct {
+	paths []string
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.paths = append(r.paths, req.URL.Path)
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestSignerTransport checks that WithTransport carries the timestamp and
+// the Rekor v1 requests.
+func TestSignerTransport(t *testing.T) {
+	f := newFixture(t)
+	rekor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"code":500,"message":"no log here"}`, http.StatusInternalServerError)
+	}))
+	defer rekor.Close()
+	rt := &recorder{}
+	s := f.signer(t, signtest.Cert{}, sign.WithTimestampAuthority(f.ss.TSAURL),
+		sign.WithTransparencyLog(sign.Log{URL: rekor.URL, Version: 1}), sign.WithTransport(rt))
+	if _, err := s.Sign(context.Background(), kit(t)); err == nil {
+		t.Fatal("signing succeeded with a failing log")
+	}
+	want := []string{"/api/v1/timestamp", "/api/v1/log/entries"}
+	if diff := cmp.Diff(want, rt.paths); diff != "" {
+		t.Errorf("requests through the transport (-want +got):\n%s", diff)
 	}
 }

@@ -253,7 +253,8 @@ func checkVerifyRejected(t *testing.T, res *sign.Result, err error, reason strin
 	checkVerify(t, res, err, &sign.VerificationError{}, reason)
 }
 
-// TestPolicyErrors covers policies that cannot be applied.
+// TestPolicyErrors covers policies that cannot be applied, and the empty
+// policy, which accepts no keyless signature.
 func TestPolicyErrors(t *testing.T) {
 	f := newFixture(t)
 	st := signtest.NewStore()
@@ -264,7 +265,6 @@ func TestPolicyErrors(t *testing.T) {
 		policy sign.Policy
 		want   string
 	}{
-		{"empty", sign.Policy{}, "no signer identity"},
 		{"identity without issuer", sign.Policy{Identity: devIdentity}, "an issuer or issuerRegexp is needed"},
 		{"bad regexp", sign.Policy{IdentityRegexp: "(", Issuer: devIssuer}, "identity"},
 	} {
@@ -279,6 +279,10 @@ func TestPolicyErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("empty", func(t *testing.T) {
+		res, err := verifierFor(t, f.trust).Verify(context.Background(), st, k, sign.Policy{})
+		checkVerify(t, res, err, &sign.VerificationError{}, "the policy names no signer identity")
+	})
 }
 
 func TestParseTrustedSigners(t *testing.T) {

@@ -128,8 +128,9 @@ func WithServices(s Services) SignerOption {
 	}
 }
 
-// WithTransport sends the timestamp and log requests through rt instead of
-// http.DefaultTransport.
+// WithTransport sends the timestamp and log requests (Rekor v1 and v2)
+// through rt instead of http.DefaultTransport. Without it, a Rekor v1 log
+// is reached with rekor's own retrying client.
 func WithTransport(rt http.RoundTripper) SignerOption {
 	return func(o *signerOptions) error { o.rt = rt; return nil }
 }
@@ -165,9 +166,16 @@ func makeSignerOptions(keyless bool, opts []SignerOption) (*signerOptions, error
 	hasV2 := false
 	for _, l := range o.logs {
 		ro := &sgsign.RekorOptions{BaseURL: l.URL, Timeout: serviceTimeout, Retries: 1, Version: l.Version}
-		if l.Version == 2 {
+		switch {
+		case l.Version == 2:
 			hasV2 = true
 			ro.ClientV2 = &rekorV2{base: l.URL, client: &http.Client{Transport: rt, Timeout: serviceTimeout}}
+		case o.rt != nil:
+			c, err := rekorV1(l.URL, o.rt)
+			if err != nil {
+				return nil, err
+			}
+			ro.Client = c
 		}
 		o.tlogs = append(o.tlogs, sgsign.NewRekor(ro))
 	}

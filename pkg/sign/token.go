@@ -149,7 +149,9 @@ type interactiveToken struct {
 func (t *interactiveToken) Token(context.Context) (string, error) {
 	var getter oauthflow.TokenGetter
 	if t.device {
-		getter = oauthflow.NewDeviceFlowTokenGetterForIssuer(t.issuer)
+		d := oauthflow.NewDeviceFlowTokenGetterForIssuer(t.issuer)
+		d.MessagePrinter = func(s string) { fmt.Fprintln(t.out, s) }
+		getter = d
 	} else {
 		getter = &oauthflow.InteractiveIDTokenGetter{
 			HTMLPage: oauthflow.DefaultIDTokenGetter.HTMLPage,

@@ -152,14 +152,18 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 // verifies each one: against the trusted material, for a statement whose
 // subject is subject's digest, and against p. Referrers are not filtered
 // by the store: each manifest's artifactType and single layer are checked
-// here, as cosign does.
+// here, as cosign does; referrers of other kinds (SBOMs, old-style
+// signatures) are skipped, and at most the first 256 referrers are read.
 //
 // It returns the Result with a nil error when at least one signature is
 // accepted; the Result with an error wrapping ErrNoSignature when no
 // bundle was found; the Result with a *VerificationError when none was
-// accepted; and a nil Result for a bad policy or a store failure.
+// accepted; and a nil Result for a malformed policy or a store failure.
 func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Descriptor, p Policy) (*Result, error) {
 	ids, idErr := p.identities()
+	if idErr != nil && !errors.Is(idErr, errNoIdentity) {
+		return nil, idErr
+	}
 	refs, err := st.Referrers(ctx, subject)
 	if err != nil {
 		return nil, fmt.Errorf("listing the signatures of %s: %w", subject.Digest, err)
@@ -190,24 +194,8 @@ func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Desc
 	if len(res.Accepted()) > 0 {
 		return res, nil
 	}
-	if idErr != nil && allNeedIdentity(res) {
-		return nil, idErr
-	}
 	return res, &VerificationError{Result: res, Err: res.Signatures[len(res.Signatures)-1].Err}
 }
-
-// allNeedIdentity reports whether every signature was rejected for want of
-// a policy identity, i.e. the policy itself is the problem.
-func allNeedIdentity(r *Result) bool {
-	for _, s := range r.Signatures {
-		if !errors.Is(s.Err, errNeedIdentity) {
-			return false
-		}
-	}
-	return true
-}
-
-var errNeedIdentity = errors.New("a keyless signature needs a policy identity")
 
 // check verifies one bundle.
 func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids verify.CertificateIdentities, idErr error, p Policy) Signature {
@@ -251,7 +239,7 @@ func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids veri
 	var vr *verify.VerificationResult
 	if cert != nil {
 		if idErr != nil {
-			return reject(fmt.Errorf("%w: %w", errNeedIdentity, idErr))
+			return reject(fmt.Errorf("a keyless signature, and %w", idErr))
 		}
 		var popts []verify.PolicyOption
 		for _, id := range ids {

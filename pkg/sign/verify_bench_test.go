@@ -10,13 +10,11 @@ import (
 // BenchmarkVerify verifies one bundle (certificate chain, signed
 // timestamp, identity, statement subject) from an in-memory store.
 func BenchmarkVerify(b *testing.B) {
-	ss := signtest.New(b)
-	trust := ss.TrustedRoot(b)
+	f := newFixture(b)
 	st := signtest.NewStore()
 	k := kit(b)
-	f := &fixture{ss: ss, trust: trust}
 	f.signed(b, st, k, k, signtest.Cert{})
-	v := verifierFor(b, trust)
+	v := verifierFor(b, f.trust)
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {

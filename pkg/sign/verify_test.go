@@ -45,7 +45,7 @@ type fixture struct {
 	trust *root.TrustedRoot
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ss := signtest.New(t)
 	return &fixture{ss: ss, trust: ss.TrustedRoot(t)}
@@ -64,7 +64,7 @@ func (f *fixture) signer(t testing.TB, c signtest.Cert, opts ...sign.SignerOptio
 }
 
 // signed signs subject with c and a timestamp and attaches it to st under
-// attachTo.
+// attachTo; it returns the bundle.
 func (f *fixture) signed(t testing.TB, st sign.ReferrerStore, subject, attachTo v1.Descriptor, c signtest.Cert, opts ...sign.SignerOption) *sign.Bundle {
 	t.Helper()
 	if len(opts) == 0 {
