@@ -9,16 +9,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sigstore/sigstore-go/pkg/root"
+
 	"github.com/kitsmith/kitsmith/internal/testsvc/stack"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/sign"
+	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// services returns the local Sigstore stack, the registry and the
-// services its signing config names, or skips (fails with
-// KITSMITH_INTEGRATION=1).
-func services(t *testing.T) (stack.Stack, string, sign.Services) {
+// services returns the local Sigstore stack, the registry, and the stack's
+// trusted root and services, or skips (fails with KITSMITH_INTEGRATION=1).
+func services(t *testing.T) (stack.Stack, string, *root.TrustedRoot, sign.Services) {
 	t.Helper()
 	s, ok := stack.Env(t)
 	reg := os.Getenv("KITSMITH_TEST_REGISTRY")
@@ -28,46 +30,35 @@ func services(t *testing.T) (stack.Stack, string, sign.Services) {
 		}
 		t.Skip("no Sigstore stack or registry (scripts/services.sh env)")
 	}
-	b, err := os.ReadFile(s.SigningConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sign.LoadSigningConfig(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := sign.ServicesFromSigningConfig(sc, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, reg, svc
+	tr, svc := signtest.LoadInstance(t, s.TrustedRoot, s.SigningConfig)
+	return s, reg, tr, svc
 }
 
-// trustedRoot loads the stack's trusted root, without its certificate
-// authorities when untrusting.
-func trustedRoot(t *testing.T, s stack.Stack, untrusting bool) *sign.Verifier {
+// verifier trusts tr, or, when untrusting, the same root without its
+// certificate authorities.
+func verifier(t *testing.T, s stack.Stack, tr *root.TrustedRoot, untrusting bool) *sign.Verifier {
 	t.Helper()
-	b, err := os.ReadFile(s.TrustedRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	trust := tr
 	if untrusting {
+		b, err := os.ReadFile(s.TrustedRoot)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var m map[string]any
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatal(err)
 		}
 		delete(m, "certificateAuthorities")
 		b, _ = json.Marshal(m)
-	}
-	tr, err := sign.LoadTrustedRoot(b)
-	if err != nil {
-		t.Fatal(err)
+		if trust, err = sign.LoadTrustedRoot(b); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var opts []sign.VerifierOption
 	if s.CTLogURL == "" {
 		opts = append(opts, sign.WithoutSCTUnsafe())
 	}
-	v, err := sign.NewVerifier(tr, opts...)
+	v, err := sign.NewVerifier(trust, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +70,7 @@ func trustedRoot(t *testing.T, s stack.Stack, untrusting bool) *sign.Verifier {
 // does not trust it fails the verify stage, after signing, and leaves no
 // tag.
 func TestRunIntegration(t *testing.T) {
-	s, reg, svc := services(t)
+	s, reg, tr, svc := services(t)
 	signer, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, sign.StaticToken(s.Token(t, stack.Email, nil)), nil), sign.WithServices(svc))
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +87,7 @@ func TestRunIntegration(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ref := prefix + "/" + map[bool]string{false: "ok", true: "untrusted"}[tt.untrusting] + ":1.0.0"
-			o := Options{Tag: ref, Registry: NewRegistry(), Signer: NewSigner(signer, ""), Verifier: NewVerifier(trustedRoot(t, s, tt.untrusting))}
+			o := Options{Tag: ref, Registry: NewRegistry(), Signer: NewSigner(signer, ""), Verifier: NewVerifier(verifier(t, s, tr, tt.untrusting))}
 			res, err, _ := run(t, []*spec.Kit{kit}, o)
 			k := res.Kits[0]
 			_, headErr := artifact.Head(context.Background(), ref)
