@@ -94,6 +94,7 @@ for part in sigstore base; do
   if "${SERVICES[@]}" is-running "$part"; then
     echo "   $part services already running: using them, leaving them running"
   else
+    echo "   $part services not running: starting them, and stopping them at the end"
     STOP+=("$part")
   fi
 done
