@@ -104,19 +104,20 @@ echo "   registry $KITSMITH_TEST_REGISTRY, Fulcio $KITSMITH_TEST_FULCIO_URL, Rek
 done_step
 
 step "minting an identity token for $IDENTITY from the local OIDC issuer"
-TOKEN=$(http_get "$KITSMITH_TEST_OIDC_URL/token?email=$IDENTITY")
-echo "   issuer $KITSMITH_TEST_OIDC_URL, token of ${#TOKEN} bytes"
+mkdir -p "$OUT"
+TOKEN_FILE=$OUT/identity-token
+(umask 077 && http_get "$KITSMITH_TEST_OIDC_URL/token?email=$IDENTITY" >"$TOKEN_FILE")
+echo "   issuer $KITSMITH_TEST_OIDC_URL, token of $(wc -c <"$TOKEN_FILE") bytes in $TOKEN_FILE"
 done_step
 
 TEMPLATE="$KITSMITH_TEST_REGISTRY/kitsmith-main-job/{stem}:{version}"
 TRUST=(--trusted-root "$KITSMITH_TEST_TRUSTED_ROOT")
-mkdir -p "$OUT"
 step "kitsmith publish kits/*/ --tag-template '$TEMPLATE' (keyless)"
 # --force: a rerun signs again with this run's stack (whose CA is new on
 # every start) and moves the tags if the kits changed.
 "$KS" publish --progress plain --fail-level warning --force \
   --tag-template "$TEMPLATE" --metadata-file "$OUT/publish.json" \
-  --identity-token "$TOKEN" --signing-config "$KITSMITH_TEST_SIGNING_CONFIG" "${TRUST[@]}" \
+  --identity-token-file "$TOKEN_FILE" --signing-config "$KITSMITH_TEST_SIGNING_CONFIG" "${TRUST[@]}" \
   kits/*/
 done_step
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -99,7 +98,7 @@ stage; 2 usage, configuration or I/O error.`,
 	f.StringSliceVar(&o.platforms, "platform", build.DefaultPlatforms(), "platforms to build (comma-separated or repeated)")
 	f.StringArrayVar(&o.buildArgs, "build-arg", nil, "build-phase kit arg value name=value, for every kit (repeatable)")
 	f.BoolVar(&o.noCache, "no-cache", false, "solve recipes without BuildKit's cache")
-	f.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "kits built at once (pushing and signing overlap across all built kits)")
+	f.IntVar(&o.jobs, "jobs", 0, "kits built at once, pushing and signing overlapping across all built kits (default: the number of CPUs)")
 	f.BoolVar(&o.force, "force", false, "move an existing tag that points at another digest")
 	f.BoolVar(&o.unsigned, "unsigned", false, "publish without signing, provenance or verification (the summary says so)")
 	f.BoolVar(&o.recursive, "recursive", false, "also sign every platform manifest")
@@ -127,8 +126,8 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 	if err != nil {
 		return po, usageErrorf("--fail-level: %v", err)
 	}
-	if o.jobs < 1 {
-		return po, usageErrorf("--jobs must be at least 1, not %d", o.jobs)
+	if o.jobs < 0 {
+		return po, usageErrorf("--jobs must be at least 1 (or 0 for the number of CPUs), not %d", o.jobs)
 	}
 	args, err := parseKeyValues("--build-arg", o.buildArgs)
 	if err != nil {
