@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kitsmith/kitsmith/internal/suggest"
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // ConfigFile is the name of the configuration file, looked up from a
@@ -30,6 +31,9 @@ const ConfigFile = ".kitsmith.yaml"
 //	  unsized-volume: warning             # error, warning or info
 //	ignore:
 //	  - "examples/**"                     # kit paths, relative to this file
+//	egress:
+//	  registries:                         # what egress-not-allowed infers
+//	    npm: ["npm.example.org:443"]      # the host your npm reaches
 //
 // A rule named by its ID in enable or disable follows that list; "all"
 // applies to the rules not named (spec/<code> findings are never turned
@@ -49,6 +53,9 @@ type Config struct {
 	// segments, ! to re-include); a pattern matching a directory ignores
 	// everything under it.
 	Ignore []string `yaml:"ignore"`
+	// Egress configures egress-not-allowed: the hosts package tools reach
+	// by default. Zero: no default registry is inferred.
+	Egress EgressConfig `yaml:"egress"`
 	// Dir is the directory Ignore patterns are relative to: the
 	// configuration file's directory.
 	Dir string `yaml:"-"`
@@ -56,7 +63,8 @@ type Config struct {
 	Path string `yaml:"-"`
 }
 
-// LoadConfig reads a configuration file. Unknown keys are errors.
+// LoadConfig reads a configuration file. Unknown keys are errors; an
+// invalid egress entry is a *spec.Error positioned in the file.
 func LoadConfig(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -66,6 +74,10 @@ func LoadConfig(path string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		if se, ok := errors.AsType[*spec.Error](err); ok {
+			se.Range.Start.File, se.Range.End.File = path, path
+			return nil, se
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	abs, err := filepath.Abs(filepath.Dir(path))
@@ -114,6 +126,9 @@ func (c *Config) validate(reg *Registry) error {
 	}
 	if _, err := patternmatcher.New(c.Ignore); err != nil {
 		errs = append(errs, fmt.Errorf("ignore: %w", err))
+	}
+	if err := c.Egress.Registries.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

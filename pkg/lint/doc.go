@@ -24,6 +24,11 @@
 //     malformed-suppression (no rule ID, or no reason) and
 //     unused-suppression (a suppression that silenced nothing).
 //
+// The Config's egress section (EgressConfig), or WithRegistryHosts, tells
+// egress-not-allowed which hosts package tools reach by default, by tool
+// family; without it, a tool's default registry is not inferred. kitsmith
+// names no registry host of its own.
+//
 // Positions point at the offending value: file, line and column, and the
 // end when it is known. Messages say why the finding matters and Fix says
 // what to write instead; secrets are shown masked.

@@ -24,8 +24,12 @@ type contact struct {
 	// wget); Method is "" when the tool makes several kinds of request.
 	Method, Path string
 	// Certain reports a host written in the command (a URL, --registry,
-	// an image reference); false when inferred from the tool's defaults.
+	// an image reference); false when inferred from the configured
+	// default registry of the tool's family.
 	Certain bool
+	// Family is the tool family whose configured registry an inferred
+	// contact comes from (see RegistryHosts); "" when Certain.
+	Family string
 	// Via says what reaches it: "curl", "npm install (its default registry)".
 	Via string
 	// Range is where the host is written, or the command when inferred.
@@ -42,22 +46,6 @@ func (c contact) hostPort() string {
 		return h
 	}
 	return h + ":" + c.Port
-}
-
-// registryHosts are the hosts package tools reach when nothing configures
-// a mirror, by tool family. They are what the tools' own documentation
-// and defaults name; a finding based on them is inferred, never certain,
-// since a mirror configured elsewhere (an rc file, the image's sources
-// list) changes them.
-var registryHosts = map[string][]string{
-	"npm":       {"registry.npmjs.org"},
-	"yarn":      {"registry.yarnpkg.com"},
-	"pypi":      {"pypi.org", "files.pythonhosted.org"},
-	"go":        {"proxy.golang.org", "sum.golang.org"},
-	"alpine":    {"dl-cdn.alpinelinux.org"},
-	"debian":    {"deb.debian.org"},
-	"ubuntu":    {"archive.ubuntu.com", "security.ubuntu.com"},
-	"dockerhub": {"registry-1.docker.io", "auth.docker.io", "production.cloudflare.docker.com"},
 }
 
 // schemePorts are the default ports of URL schemes.
@@ -236,11 +224,18 @@ func (cc commandContacts) urls(via, method string) []contact {
 	return out
 }
 
-// inferred returns the default hosts of a tool family.
+// inferred returns the configured default hosts of a tool family; none
+// when the configuration names none.
 func (cc commandContacts) inferred(family, via string) []contact {
+	return cc.in.inferredContacts(family, "GET", via, commandRange(cc.in, cc.h, cc.c))
+}
+
+// inferredContacts returns the configured default hosts of a family, as
+// contacts of one request method reached by via at r.
+func (in *Input) inferredContacts(family, method, via string, r spec.Range) []contact {
 	var out []contact
-	for _, host := range registryHosts[family] {
-		out = append(out, contact{Host: host, Port: "443", Method: "GET", Via: via, Range: commandRange(cc.in, cc.h, cc.c)})
+	for _, rc := range in.registries[family] {
+		out = append(out, contact{Host: rc.host, Port: rc.port, Method: method, Family: family, Via: via, Range: r})
 	}
 	return out
 }
@@ -494,8 +489,9 @@ func (in *Input) imageContacts(h *Hook, c Command) []contact {
 }
 
 // registryContacts returns the registry an image reference is pulled
-// from: Docker Hub's hosts (inferred) for docker.io images, the named
-// registry (certain) otherwise.
+// from: the configured dockerhub hosts (inferred; none when not
+// configured) for Docker Hub images, the named registry (certain)
+// otherwise.
 func (in *Input) registryContacts(image, via string, r spec.Range) []contact {
 	named, err := reference.ParseNormalizedNamed(image)
 	if err != nil {
@@ -503,11 +499,7 @@ func (in *Input) registryContacts(image, via string, r spec.Range) []contact {
 	}
 	domain := reference.Domain(named)
 	if domain == "docker.io" {
-		var out []contact
-		for _, host := range registryHosts["dockerhub"] {
-			out = append(out, contact{Host: host, Port: "443", Via: via + " (Docker Hub)", Range: r})
-		}
-		return out
+		return in.inferredContacts("dockerhub", "", via+" (Docker Hub)", r)
 	}
 	host, port := domain, "443"
 	if hp, p, err := net.SplitHostPort(domain); err == nil {

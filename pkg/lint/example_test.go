@@ -68,3 +68,46 @@ func ExampleRun_configuration() {
 	// mcp.yaml:12:17: warning [host-docker-internal]
 	// fails at error: false
 }
+
+// A kit whose install hook runs npm without naming a registry: which host
+// that reaches is configuration, so only a configured npm family is
+// checked.
+const npmExampleKit = `# syntax=docker/sandbox-kit:3
+schemaVersion: "3"
+kind: mixin
+description: Installs a CLI from npm.
+version: "1.0.0"
+sourceUrl: https://example.com/kits/cli
+licenses: [MIT]
+capabilities:
+  - type: com.docker.sandbox/network-policy@1
+    config:
+      install:
+        allow: [api.example.org]
+  - type: com.docker.sandbox/lifecycle@1
+    config:
+      install:
+        - command: npm install -g tool-cli
+          env: [HTTP_PROXY, HTTPS_PROXY]
+`
+
+func ExampleWithRegistryHosts() {
+	k, err := spec.Parse("cli.yaml", []byte(npmExampleKit))
+	if err != nil {
+		panic(err)
+	}
+	for _, reg := range []lint.RegistryHosts{nil, {"npm": {"npm.example.org"}}} {
+		res, err := lint.Run(context.Background(), []*spec.Kit{k}, lint.WithRegistryHosts(reg))
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("npm registry %v: %d findings\n", reg["npm"], len(res.Findings))
+		for _, f := range res.Findings {
+			fmt.Printf("  %s: %s [%s] %s\n", f.Range.Start, f.Severity, f.RuleID, f.Fix)
+		}
+	}
+	// Output:
+	// npm registry []: 0 findings
+	// npm registry [npm.example.org]: 1 findings
+	//   cli.yaml:16:20: warning [egress-not-allowed] add "npm.example.org:443" to capabilities[0].config.install.allow
+}

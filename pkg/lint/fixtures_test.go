@@ -29,7 +29,8 @@ var update = flag.Bool("update", false, "rewrite golden files and generated docs
 // "# want: <rule-id>[, <rule-id>]" markers on the lines where findings are
 // expected; a marker alone on its line applies to the next line. Each bad
 // case also has findings.golden, the text report of every finding with
-// its source line and caret, which pins columns and messages.
+// its source line and caret, which pins columns and messages. A case
+// directory may hold a .kitsmith.yaml, which its kit is linted under.
 
 // fixtureRules returns the IDs that must have fixtures: every registered
 // and meta rule, and "spec".
@@ -120,18 +121,30 @@ func sortMarkers(ms []marker) {
 	})
 }
 
-// lintFixture loads and lints one fixture kit with the default rules.
+// lintFixture loads and lints one fixture kit with the default rules,
+// under the .kitsmith.yaml of its case directory when it has one.
 func lintFixture(t testing.TB, dir string) (*spec.Kit, *lint.Result) {
 	t.Helper()
 	k, err := spec.LoadPath(dir)
 	if err != nil {
 		t.Fatalf("loading %s: %v", dir, err)
 	}
-	res, err := lint.Run(context.Background(), []*spec.Kit{k})
+	var cfg *lint.Config
+	if p := filepath.Join(dir, lint.ConfigFile); fileExists(p) {
+		if cfg, err = lint.LoadConfig(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := lint.Run(context.Background(), []*spec.Kit{k}, lint.WithConfig(cfg))
 	if err != nil {
 		t.Fatalf("lint %s: %v", dir, err)
 	}
 	return k, res
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // ruleMatches reports whether a finding's rule belongs to fixture rule id.

@@ -32,6 +32,7 @@ type Input struct {
 	Entries []spec.Entry
 
 	hasLongRunning bool
+	registries     map[string][]registryContact // the default hosts egress-not-allowed infers
 	sources        map[string][]byte
 	yaml           []yamlLine
 	yamlOrigins    []spec.LineOrigin

@@ -18,12 +18,14 @@ var egressNotAllowed = &Rule{
 		"and a phase the policy does not state allows nothing. A hook that downloads from a host its phase does not " +
 		"allow fails at sandbox creation with a refused connection, and the author finds out only from the policy log. " +
 		"The rule reads every hook and every lifecycle script a hook runs: URLs given to curl, wget and git clone/fetch, " +
-		"the registries of npm, pip, uv, apk, apt-get and go (their well-known default hosts, unless the command names " +
-		"a mirror), and the registries of the images docker pull, docker run and docker compose (with a compose file the kit " +
-		"stages) fetch. It matches them the way the " +
+		"the mirrors npm, pip, uv, apk and go commands name (--registry, --index-url, GOPROXY=...), and the registries of " +
+		"the images docker pull, docker run and docker compose (with a compose file the kit stages) fetch. A tool's default " +
+		"registry is checked only when .kitsmith.yaml's egress.registries says which host it is for the tool's family " +
+		"(npm, yarn, pypi, go, alpine, debian, ubuntu, dockerhub); without that, a command that names no host is not " +
+		"checked. It matches hosts the way the " +
 		"runtime does: ports, *.domain wildcards (one label), bare * and **, deny entries, and network-policy@2 entries " +
-		"bounded to methods and paths. A host written in an install hook is an error; a host inferred from a tool's " +
-		"defaults, or contacted by a startup hook (whose runtime policy the user's own policy may widen), is a warning. " +
+		"bounded to methods and paths. A host written in an install hook is an error; a host inferred from a configured " +
+		"default registry, or contacted by a startup hook (whose runtime policy the user's own policy may widen), is a warning. " +
 		"Hosts built from ${{ kit.args.NAME }} are judged with the arg's default; hosts from environment variables the " +
 		"kit cannot know are skipped, and so are loopback addresses. Recipe RUN steps run when the kit is built, under " +
 		"the builder's network rather than the kit's policy, so they are not checked.",
@@ -143,7 +145,7 @@ func (p policyView) finding(h *Hook, phase string, ct contact, why string) Findi
 	}
 	msg := fmt.Sprintf("%s %s %s (%s), but %s: the sandbox proxy will refuse the connection", h.Label(), how, entry, ct.Via, why)
 	if !ct.Certain {
-		msg += " (inferred from the tool's defaults: a mirror configured elsewhere would change the host)"
+		msg += fmt.Sprintf(" (inferred from egress.registries.%s in the lint configuration: a mirror configured elsewhere would change the host)", ct.Family)
 	}
 	var fix string
 	switch {

@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -39,10 +40,14 @@ func isMetaRule(id string) bool { return id == UnusedSuppression.ID || id == Mal
 type Option func(*options) error
 
 type options struct {
-	reg     *Registry
-	config  *Config
-	enable  []string
-	disable []string
+	reg        *Registry
+	config     *Config
+	enable     []string
+	disable    []string
+	registries RegistryHosts
+	// inferred are the hosts egress-not-allowed infers, by tool family:
+	// the configuration's, then the WithRegistryHosts ones over them.
+	inferred map[string][]registryContact
 }
 
 // WithRules runs the rules of reg instead of DefaultRules.
@@ -85,6 +90,26 @@ func WithDisable(ids ...string) Option {
 	}
 }
 
+// WithRegistryHosts sets the hosts package tools reach by default, by tool
+// family (see RegistryHosts), over the configuration's egress.registries:
+// a family named here replaces the configuration's list for it. Unknown
+// families (ErrUnknownFamily) and malformed hosts are errors. It may be
+// given several times; a later family list replaces an earlier one.
+func WithRegistryHosts(r RegistryHosts) Option {
+	return func(o *options) error {
+		if err := r.validate(); err != nil {
+			return fmt.Errorf("lint: %w", err)
+		}
+		if o.registries == nil {
+			o.registries = RegistryHosts{}
+		}
+		for family, hosts := range r {
+			o.registries[family] = slices.Clone(hosts)
+		}
+		return nil
+	}
+}
+
 // defaultRegistry holds DefaultRules; a Registry is immutable, so one is
 // shared by every Run.
 var defaultRegistry = sync.OnceValues(func() (*Registry, error) { return NewRegistry(DefaultRules()...) })
@@ -115,6 +140,11 @@ func makeOptions(opts []Option) (*options, error) {
 	if err := checkSelection(o.reg, o.enable, o.disable, "--enable", "--disable"); err != nil {
 		return nil, err
 	}
+	var configured RegistryHosts
+	if o.config != nil {
+		configured = o.config.Egress.Registries
+	}
+	o.inferred = resolveRegistries(configured, o.registries)
 	return o, nil
 }
 
@@ -221,6 +251,7 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
 	raw := specFindings(k)
 	if k.Descriptor != nil {
 		in := NewInput(k)
+		in.registries = o.inferred
 		for _, r := range rules {
 			if r.Check == nil {
 				continue
