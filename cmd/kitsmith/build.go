@@ -97,8 +97,7 @@ failed check; 2 usage, configuration or I/O error (no builder reachable).`,
 	f.StringVar(&o.metadataFile, "metadata-file", "", "write the index and manifest digests and the pushed references as JSON to this file")
 	f.BoolVar(&o.noCache, "no-cache", false, "solve the recipe without BuildKit's cache")
 	f.StringSliceVar(&o.attest, "attest", nil, "attestations to add: provenance (BuildKit SLSA provenance, mode=max)")
-	_ = cmd.RegisterFlagCompletionFunc("platform", cobra.FixedCompletions(
-		[]string{"linux/amd64", "linux/arm64", "linux/arm/v7", "linux/riscv64", "linux/ppc64le", "linux/s390x"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("platform", platformCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("attest", cobra.FixedCompletions([]string{"provenance"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"oci:", "oci-archive:"}, cobra.ShellCompDirectiveNoSpace))
 	_ = cmd.RegisterFlagCompletionFunc("build-arg", func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -190,14 +189,26 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 			bo.Outputs = append(bo.Outputs, build.Output{Type: build.OutputRegistry, Dest: t})
 		}
 	}
-	if v, ok := ro.env["SOURCE_DATE_EPOCH"]; ok && v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return bo, usageErrorf("SOURCE_DATE_EPOCH=%q is not a number of seconds since 1970-01-01", v)
-		}
-		bo.SourceDateEpoch = &n
+	bo.SourceDateEpoch, err = envSourceDateEpoch(ro.env)
+	return bo, err
+}
+
+// platformCompletion completes --platform with the common platforms.
+var platformCompletion = cobra.FixedCompletions(
+	[]string{"linux/amd64", "linux/arm64", "linux/arm/v7", "linux/riscv64", "linux/ppc64le", "linux/s390x"}, cobra.ShellCompDirectiveNoFileComp)
+
+// envSourceDateEpoch reads SOURCE_DATE_EPOCH from e: nil when unset or
+// empty, a usage error when it is not a number of seconds.
+func envSourceDateEpoch(e env) (*int64, error) {
+	v, ok := e["SOURCE_DATE_EPOCH"]
+	if !ok || v == "" {
+		return nil, nil
 	}
-	return bo, nil
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return nil, usageErrorf("SOURCE_DATE_EPOCH=%q is not a number of seconds since 1970-01-01", v)
+	}
+	return &n, nil
 }
 
 // run builds the kit at path: flags are checked and every destination

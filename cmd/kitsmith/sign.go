@@ -362,8 +362,8 @@ func (o *signerFlags) signer(ctx context.Context, e env, errOut io.Writer, opts 
 	return s, nil
 }
 
-// keySigner signs with --key and only the services flags name.
-func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, error) {
+// keyPair loads --key, decrypted with COSIGN_PASSWORD.
+func (o *signerFlags) keyPair(e env) (sign.Keypair, error) {
 	pemBytes, err := os.ReadFile(o.key)
 	if err != nil {
 		return nil, asUsage(fmt.Errorf("reading the key: %w", err), "")
@@ -375,6 +375,15 @@ func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, 
 	kp, err := sign.LoadPrivateKey(pemBytes, password)
 	if err != nil {
 		return nil, asUsage(fmt.Errorf("%s: %w", o.key, err), "hint: an encrypted cosign.key needs its password in COSIGN_PASSWORD")
+	}
+	return kp, nil
+}
+
+// keySigner signs with --key and only the services flags name.
+func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, error) {
+	kp, err := o.keyPair(e)
+	if err != nil {
+		return nil, err
 	}
 	var svc sign.Services
 	if o.signingConfig != "" || o.tsaURL != "" || o.rekorURL != "" {

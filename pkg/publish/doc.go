@@ -17,6 +17,7 @@
 // publish is the only package that joins lint, build, artifact and sign.
 // It reaches them through small interfaces (Builder, Registry, Signer,
 // Verifier) so the pipeline's order and failure semantics can be tested
-// with in-process fakes; NewBuilder, NewRegistry, NewSigner and
-// NewVerifier adapt the real packages.
+// with in-process fakes. The default Builder is build.Build on Run's
+// solver; NewRegistry, NewSigner and NewVerifier adapt pkg/artifact and
+// pkg/sign.
 package publish

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -135,7 +136,12 @@ func (f *fakeRegistry) tag(ref string) (v1.Descriptor, bool) {
 	return d, ok
 }
 
-type fakeStore struct{ r *fakeRegistry }
+// fakeStore fails a PushReferrer that overlaps another, as a registry
+// without the referrers API would lose one of two tag-schema updates.
+type fakeStore struct {
+	r        *fakeRegistry
+	inflight atomic.Int32
+}
 
 var _ sign.ReferrerStore = (*fakeStore)(nil)
 
@@ -167,6 +173,11 @@ func (s *fakeStore) Referrer(_ context.Context, d v1.Descriptor) (v1.Image, erro
 }
 
 func (s *fakeStore) PushReferrer(_ context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
+	if s.inflight.Add(1) > 1 {
+		return v1.Descriptor{}, errors.New("fake store: two referrers attached at once")
+	}
+	defer s.inflight.Add(-1)
+	time.Sleep(5 * time.Millisecond) // widen the window an unserialised caller would hit
 	s.r.mu.Lock()
 	defer s.r.mu.Unlock()
 	s.r.referrers[subject.Digest] = append(s.r.referrers[subject.Digest], m)
@@ -314,4 +325,25 @@ func (b failingBuilder) Build(_ context.Context, _ *spec.Kit, _ build.Options, e
 		close(ev)
 	}
 	return nil, b.err
+}
+
+// countingBuilder builds with build.Build and records how many builds
+// ran at once.
+type countingBuilder struct {
+	mu        sync.Mutex
+	now, peak int
+}
+
+func (b *countingBuilder) Build(ctx context.Context, k *spec.Kit, o build.Options, ev chan<- progress.Event) (*build.Result, error) {
+	b.mu.Lock()
+	b.now++
+	b.peak = max(b.peak, b.now)
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.now--
+		b.mu.Unlock()
+	}()
+	time.Sleep(20 * time.Millisecond) // let other kits try to start
+	return build.Build(ctx, nil, k, o, ev)
 }

@@ -81,9 +81,9 @@ type Verification struct {
 	Signatures int
 }
 
-// Options configures Run. The zero value is not enough: a Registry, a
-// Builder and either a Signer and a Verifier or Unsigned are needed, and
-// each kit needs a reference (Tag or TagTemplate).
+// Options configures Run. The zero value is not enough: a Registry,
+// either a Signer and a Verifier or Unsigned, and a reference for each kit
+// (Tag or TagTemplate) are needed.
 type Options struct {
 	// Tag is the reference to publish to (registry/repo:tag), for a single
 	// kit. Exactly one of Tag and TagTemplate is set.
@@ -114,7 +114,8 @@ type Options struct {
 	Unsigned bool
 	// Recursive also signs every platform manifest of the index.
 	Recursive bool
-	// Builder builds and checks kits; nil is an error.
+	// Builder builds and checks kits; nil means build.Build on Run's
+	// solver.
 	Builder Builder
 	// Registry is where kits go; nil is an error.
 	Registry Registry
@@ -168,7 +169,7 @@ func makeOptions(o Options, kits int) (*options, error) {
 		return nil, errors.New("build outputs are set: publish pushes the kit itself")
 	}
 	if o.Builder == nil || o.Registry == nil {
-		return nil, errors.New("publish needs a builder and a registry")
+		return nil, errors.New("publish needs a registry to publish to")
 	}
 	switch {
 	case o.Unsigned && (o.Signer != nil || o.Recursive):

@@ -4,14 +4,17 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/kitsmith/kitsmith/internal/gitdate"
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // commitFile writes name under dir and commits it at when.
@@ -72,5 +75,25 @@ func TestGitSource(t *testing.T) {
 	outside := t.TempDir()
 	if src, err := gitSource(outside, filepath.Join(outside, "k.yaml")); err != nil || src.Commit != "" || src.Path == "" {
 		t.Errorf("gitSource outside a repository = %+v, %v; want the path alone", src, err)
+	}
+}
+
+// TestResolvedInputs lists the base images a recipe pins by digest and the
+// kits a set lists, and nothing a recipe leaves unpinned.
+func TestResolvedInputs(t *testing.T) {
+	pin := strings.Repeat("ab", 32)
+	k := &spec.Kit{
+		Recipe: &spec.Recipe{Text: []byte("FROM --platform=$BUILDPLATFORM registry.example.org/base@sha256:" + pin + " AS build\n" +
+			"FROM registry.example.org/unpinned:1\nfrom registry.example.org/tools@sha256:" + pin + "\n")},
+		Descriptor: &spec.Descriptor{Kits: []spec.KitRef{{Ref: "registry.example.org/kits/a:1", Digest: "sha256:" + pin}}},
+	}
+	got := resolvedInputs(k)
+	want := []ResourceDescriptor{
+		{URI: "docker://registry.example.org/base", Digest: map[string]string{"sha256": pin}, Name: "base-image"},
+		{URI: "docker://registry.example.org/tools", Digest: map[string]string{"sha256": pin}, Name: "base-image"},
+		{URI: "docker://registry.example.org/kits/a:1", Digest: map[string]string{"sha256": pin}, Name: "kit"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resolvedInputs (-want +got):\n%s", diff)
 	}
 }

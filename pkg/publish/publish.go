@@ -339,10 +339,11 @@ func (r *kitRun) push(ctx context.Context) error {
 // log), then verifies the signature by reading it back.
 func (r *kitRun) signAll(ctx context.Context) error {
 	ref := r.res.Reference
-	st, err := r.opts.Registry.Store(ctx, ref)
+	raw, err := r.opts.Registry.Store(ctx, ref)
 	if err != nil {
 		return &StageError{Kit: r.k.Path, Stage: StageSign, Err: err}
 	}
+	st := &serialStore{ReferrerStore: raw}
 	var attestErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -368,6 +369,20 @@ func (r *kitRun) signAll(ctx context.Context) error {
 		r.res.Verified = v
 		return nil
 	})
+}
+
+// serialStore attaches one referrer at a time: on a registry without the
+// referrers API, attaching rewrites the subject's tag-schema index
+// (sha256-<hex>), and two attachments at once would lose one.
+type serialStore struct {
+	sign.ReferrerStore
+	mu sync.Mutex
+}
+
+func (s *serialStore) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ReferrerStore.PushReferrer(ctx, subject, m)
 }
 
 // signIndex signs the index and, with Recursive, each platform manifest.

@@ -363,3 +363,23 @@ func TestRunProvenance(t *testing.T) {
 		t.Errorf("source path = %q; want the descriptor's path", p.BuildDefinition.ExternalParameters.Source.Path)
 	}
 }
+
+// TestRunJobs: at most Jobs kits build at once.
+func TestRunJobs(t *testing.T) {
+	kits := []*spec.Kit{load(t, "../../kits/outside"), load(t, "../../kits/inside"), load(t, "testdata/good")}
+	for _, jobs := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(jobs), func(t *testing.T) {
+			f := newFixture()
+			o := f.options(t)
+			o.TagTemplate, o.Jobs = "127.0.0.1:1/kits/{stem}:{version}", jobs
+			b := &countingBuilder{}
+			o.Builder = b
+			if _, err, _ := run(t, kits, o); err != nil {
+				t.Fatal(err)
+			}
+			if b.peak > jobs || (jobs > 1 && b.peak < 2) {
+				t.Errorf("%d builds at once with --jobs %d", b.peak, jobs)
+			}
+		})
+	}
+}

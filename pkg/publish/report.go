@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 )
@@ -121,6 +122,9 @@ func (r *Result) Metadata() Metadata {
 		}
 		for _, t := range k.Timings {
 			km.TimingsMillis[t.Stage] += float64(t.Duration.Microseconds()) / 1000
+		}
+		for st, ms := range km.TimingsMillis {
+			km.TimingsMillis[st] = math.Round(ms*10) / 10
 		}
 		m.Kits = append(m.Kits, km)
 	}

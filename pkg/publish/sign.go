@@ -1,0 +1,91 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+
+	"github.com/kitsmith/kitsmith/pkg/sign"
+)
+
+// NewSigner returns the Signer pkg/sign implements: s signs, sign.Attach
+// stores each bundle as a referrer, and the signer's identity is read from
+// the bundle's certificate (or named by keyName for a key-based signer,
+// whose bundle has none).
+func NewSigner(s *sign.Signer, keyName string) Signer { return bundleSigner{s: s, keyName: keyName} }
+
+type bundleSigner struct {
+	s       *sign.Signer
+	keyName string
+}
+
+var _ Signer = bundleSigner{}
+
+func (b bundleSigner) Sign(ctx context.Context, st sign.ReferrerStore, subject v1.Descriptor) (*Signature, error) {
+	bundle, err := b.s.Sign(ctx, subject)
+	if err != nil {
+		return nil, err
+	}
+	return b.attach(ctx, st, subject, bundle)
+}
+
+func (b bundleSigner) Attest(ctx context.Context, st sign.ReferrerStore, subject v1.Descriptor, predicateType string, predicate json.RawMessage) (*Signature, error) {
+	bundle, err := b.s.Attest(ctx, subject, predicateType, predicate)
+	if err != nil {
+		return nil, err
+	}
+	return b.attach(ctx, st, subject, bundle)
+}
+
+func (b bundleSigner) attach(ctx context.Context, st sign.ReferrerStore, subject v1.Descriptor, bundle *sign.Bundle) (*Signature, error) {
+	sig := &Signature{Subject: subject, Identity: b.keyName, LogIndex: -1}
+	sb := bundle.Sigstore()
+	if vc, err := sb.VerificationContent(); err == nil {
+		if cert := vc.Certificate(); cert != nil {
+			sum, err := certificate.SummarizeCertificate(cert)
+			if err != nil {
+				return nil, fmt.Errorf("reading the signing certificate: %w", err)
+			}
+			sig.Identity, sig.Issuer = sum.SubjectAlternativeName, sum.Issuer
+		}
+	}
+	if entries, err := sb.TlogEntries(); err == nil && len(entries) > 0 {
+		sig.LogIndex = entries[0].LogIndex()
+	}
+	d, err := sign.Attach(ctx, st, subject, bundle)
+	if err != nil {
+		return nil, err
+	}
+	sig.Referrer = d
+	return sig, nil
+}
+
+// NewVerifier returns the Verifier pkg/sign implements: it accepts only a
+// kit signature (predicate type sign.CosignSignPredicateType) by the exact
+// identity and issuer wanted; with no identity (a key-based signature) the
+// verifier's trusted key decides.
+func NewVerifier(v *sign.Verifier) Verifier { return bundleVerifier{v: v} }
+
+type bundleVerifier struct{ v *sign.Verifier }
+
+var _ Verifier = bundleVerifier{}
+
+func (b bundleVerifier) Verify(ctx context.Context, st sign.ReferrerStore, subject v1.Descriptor, want Signature) (*Verification, error) {
+	p := sign.Policy{PredicateType: sign.CosignSignPredicateType}
+	if want.Issuer != "" {
+		p.Identity, p.Issuer = want.Identity, want.Issuer
+	}
+	res, err := b.v.Verify(ctx, st, subject, p)
+	if err != nil {
+		return nil, err
+	}
+	acc := res.Accepted()
+	if len(acc) == 0 {
+		return nil, errors.New("no signature was accepted")
+	}
+	return &Verification{Identity: want.Identity, Issuer: want.Issuer, Signatures: len(acc)}, nil
+}

@@ -1,0 +1,2 @@
+FROM scratch
+COPY notes.txt /home/agent/notes.txt
