@@ -16,6 +16,7 @@
 //
 // The package reads no environment variable and prints nothing: identity
 // tokens come from a TokenSource the caller chooses, service URLs and
-// trusted material from the caller (NewServices, PublicGood). A token never
+// trusted material from the caller (ServicesFromSigningConfig,
+// LoadTrustedRoot, PublicGood). A token never
 // appears in an error.
 package sign
