@@ -163,3 +163,39 @@ func TestValidateRecursive(t *testing.T) {
 		t.Errorf("undeclared --kit-arg: exit %d, %s", code, stderr)
 	}
 }
+
+// TestUnreadableKitFiles: a FIFO where a kit file or --config goes is
+// refused at once, as an I/O error (exit 2) naming the file.
+func TestUnreadableKitFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "k")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	desc := "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: mixin\ncapabilities:\n" +
+		"  - type: com.docker.sandbox/agent-context@1\n    config: {contentFile: CONTEXT.md}\n"
+	if err := os.WriteFile(filepath.Join(dir, "k.yaml"), []byte(desc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "cfg.yaml")
+	for _, p := range []string{filepath.Join(dir, "CONTEXT.md"), cfg} {
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", dir}, "reading contentFile " + filepath.Join(dir, "CONTEXT.md") + ": not a regular file (a named pipe)"},
+		{[]string{"lint", dir}, "reading contentFile"},
+		{[]string{"build", "--progress", "quiet", dir}, "reading contentFile"},
+		{[]string{"lint", "--config", cfg, filepath.Join(buildKits, "decl-mixin")}, "--config: " + cfg + " is not a regular file"},
+	} {
+		t.Run(strings.Join(tc.args[:1], " "), func(t *testing.T) {
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}

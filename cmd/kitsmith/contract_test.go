@@ -17,6 +17,7 @@ import (
 func TestJSONFormatVersion(t *testing.T) {
 	kits := newTestKits(t)
 	meta := filepath.Join(t.TempDir(), "meta.json")
+	v2 := copyKit(t, "top-level")
 	tests := []struct {
 		name string
 		args []string
@@ -29,6 +30,7 @@ func TestJSONFormatVersion(t *testing.T) {
 		{name: "inspect", args: []string{"inspect", "--format", "json", "oci:" + kits.dir + "/tool"}, want: 1},
 		{name: "check", args: []string{"check", "--format", "json", "oci:" + kits.dir + "/tool"}, want: 1},
 		{name: "version", args: []string{"version", "--format", "json"}, want: 1},
+		{name: "migrate", args: []string{"migrate", "--format", "json", v2}, want: 1},
 		{name: "build metadata", args: []string{"build", "--progress", "quiet", "--metadata-file", meta, buildKits + "/decl-mixin"}, file: meta, want: 1, old: true},
 	}
 	for _, tc := range tests {

@@ -80,9 +80,9 @@ func localRefHint(ref string) string {
 	case err != nil:
 		return ""
 	case fi.IsDir():
-		return "hint: did you mean " + artifact.LayoutPrefix + ref + "? (a local OCI layout directory)"
+		return "hint: did you mean " + artifact.LayoutPrefix + ref + "? (a local OCI layout directory; write docker.io/" + ref + " for Docker Hub)"
 	case fi.Mode().IsRegular():
-		return "hint: did you mean " + artifact.ArchivePrefix + ref + "? (a local OCI archive)"
+		return "hint: did you mean " + artifact.ArchivePrefix + ref + "? (a local OCI archive; write docker.io/" + ref + " for Docker Hub)"
 	}
 	return ""
 }

@@ -9,21 +9,33 @@ package main
 //	type signOptions struct {
 //		registryFlags // --insecure-registry: r.artifactOptions(), r.open(ctx, ref)
 //		formatFlag    // --format: f.json() after f.validate()
-//		progressFlag  // --progress: p.render(ctx, errOut, events)
+//		progressFlag  // --progress: wait, err := p.start(ctx, errOut, events)
 //	}
 //
 //	o := &signOptions{formatFlag: newFormatFlag("text", "json")}
 //	o.registryFlags.AddFlags(cmd); o.formatFlag.AddFlags(cmd); o.progressFlag.AddFlags(cmd)
 //
-// builderFlags (--builder, --tls*) selects the BuildKit daemon; newSolver
-// turns it into a build.Solver that connects on first use.
+// builderFlags (--builder, --tls*, builder.go) selects the BuildKit daemon;
+// b.newSolver(env) turns it into a build.Solver that connects on first use
+// (close it when done).
+//
+// progressFlag.start renders a <-chan progress.Event (build, sign, publish)
+// through BuildKit's progressui until the producer closes it; call wait()
+// before printing results.
+//
+// Destinations (dest.go, metadata.go): check every one before the first
+// write with checkOutputDest(build.Output), checkMetadataDest(path) and,
+// for a file to read, checkRegularFile(path); write JSON files with
+// writeFileAtomic. Text results go through textsafe.NewWriter (flush it);
+// JSON is written exact. Check findings print with writeCheckFindings.
 //
 // Errors: return usageErrorf(...) (or wrap with asUsage(err, hint)) for a
 // usage, configuration or I/O error, which run maps to exit 2 by type, with
 // its hint on a line of its own; errFindings for "exit 1, already reported";
 // &exitError{code: exitFindings, err: err} for a failure to print. Argument
 // count and unknown-flag errors from cobra become *usageError with the same
-// "See 'kitsmith X --help'." hint, for every command newRootCmd adds.
+// "See 'kitsmith X --help'." hint, for every command newRootCmd adds
+// (typedArgs wraps its Args). An interrupted command (ctx done) exits 2.
 
 import (
 	"context"

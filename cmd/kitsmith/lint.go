@@ -152,12 +152,15 @@ func listRules(w io.Writer) error {
 
 // run lints the kits the paths name and writes the report.
 func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
-	kitPaths, err := o.kitPaths()
+	kitPaths, err := o.kitPaths(ctx)
 	if err != nil {
 		return asUsage(err, "")
 	}
 	kits := make([]*spec.Kit, 0, len(kitPaths))
 	for _, p := range kitPaths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		k, err := spec.LoadPath(p)
 		if err != nil {
 			return asUsage(err, "")
@@ -243,7 +246,7 @@ func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
 
 // kitPaths turns the PATH arguments into kit paths (directories or
 // descriptor files), without duplicates.
-func (o *lintOptions) kitPaths() ([]string, error) {
+func (o *lintOptions) kitPaths(ctx context.Context) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -271,7 +274,7 @@ func (o *lintOptions) kitPaths() ([]string, error) {
 				add(kit)
 			}
 		case fi.IsDir() && o.recursive:
-			found, err := findKits(p)
+			found, err := findKits(ctx, p)
 			if err != nil {
 				return nil, err
 			}
@@ -340,11 +343,14 @@ func isDescriptorFile(p string) bool {
 }
 
 // findKits walks root for kit directories, skipping hidden directories,
-// node_modules and vendor.
-func findKits(root string) ([]string, error) {
+// node_modules and vendor; it stops when ctx is done.
+func findKits(ctx context.Context, root string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if !d.IsDir() {

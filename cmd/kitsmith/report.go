@@ -9,27 +9,16 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 )
 
-// writeCheckFindings prints one line per finding, the one text rendering
-// of an artifact.Report's findings (check, build, and any command that
-// checks):
-//
-//	FAIL overlay-home-ownership [linux/amd64]: message (SPEC-v3 §10/overlay-home-ownership)
-//
+// writeCheckFindings prints one line per finding (artifact.Finding.String,
+// the one text rendering of a finding) for check, build, and any command
+// that checks.
 // Skipped checks are printed only when skipped is true.
 func writeCheckFindings(w io.Writer, rep *artifact.Report, skipped bool) {
 	for _, f := range rep.Findings {
 		if f.Severity == artifact.SeveritySkip && !skipped {
 			continue
 		}
-		where := f.Platform
-		if where == "" {
-			where = "index"
-		}
-		fmt.Fprintf(w, "%s %s [%s]: %s", strings.ToUpper(string(f.Severity)), f.Check, where, f.Message)
-		if f.Spec != "" {
-			fmt.Fprintf(w, " (%s)", f.Spec)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintln(w, f.String())
 	}
 }
 

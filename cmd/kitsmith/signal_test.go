@@ -133,3 +133,21 @@ func TestSignalStopsMain(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedBeforeWork: validate and lint stop between kits when
+// interrupted, print no report and exit 2.
+func TestInterruptedBeforeWork(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"validate", "--recursive", specTestdata + "/valid"},
+		{"lint", "--recursive", specTestdata + "/valid"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(ctx, args, env{}, &stdout, &stderr); code != exitUsage || stdout.Len() > 0 {
+				t.Errorf("exit %d, stdout %q; want 2 and no report", code, stdout.String())
+			}
+		})
+	}
+}

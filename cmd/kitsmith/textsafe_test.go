@@ -50,6 +50,7 @@ func TestTextOutputEscapes(t *testing.T) {
 	for _, args := range [][]string{
 		{"validate", dir},
 		{"lint", "--enable", "all", dir},
+		{"lint", "--enable", "all", "--format", "github", dir},
 		{"inspect", ref},
 		{"check", ref},
 	} {

@@ -94,13 +94,16 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 		return usageErrorf("--kit-arg only applies to --mode effective")
 	}
 	if o.recursive {
-		if paths, err = searchKits(paths); err != nil {
+		if paths, err = searchKits(ctx, paths); err != nil {
 			return err
 		}
 	}
 	var results []validateResult
 	ioFailed := false
 	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		k, err := spec.LoadPath(p)
 		if err != nil {
 			fmt.Fprintf(errOut, "kitsmith: %s\n", textsafe.String(err.Error()))
@@ -140,7 +143,7 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 
 // searchKits replaces each directory of paths with the kits found under it;
 // files are kept as they are.
-func searchKits(paths []string) ([]string, error) {
+func searchKits(ctx context.Context, paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -151,7 +154,7 @@ func searchKits(paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		found, err := findKits(p)
+		found, err := findKits(ctx, p)
 		if err != nil {
 			return nil, asUsage(err, "")
 		}

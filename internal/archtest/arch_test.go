@@ -41,7 +41,7 @@ var allow = map[string][]string{
 	"pkg/sign/signtest":         with("pkg/sign"),
 	"pkg/review":                with("pkg/spec", "pkg/artifact"),
 	"pkg/migrate":               with("pkg/spec", "pkg/lint"),
-	"pkg/publish":               with("pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review"),
+	"pkg/publish":               with("pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review", "internal/gitdate"),
 	"internal/archtest":         {},
 	"internal/diag":             {"internal/textsafe"},
 	"internal/suggest":          {},

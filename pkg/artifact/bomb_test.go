@@ -109,8 +109,10 @@ func captureBomb(t testing.TB, layers, files, size int) *at.Kit {
 	return k
 }
 
-// TestMemoryBudget is issue 10 item 7: one budget per check for names,
-// link targets and captured content, with a clear error past it.
+// TestMemoryBudget is issue 10 item 7 on a whole kit: a link bomb is
+// refused at its first impossible link target, before it takes memory.
+// TestBudgetNamesAndLinks and TestBudgetCapturesAcrossLayers test the
+// budget itself.
 func TestMemoryBudget(t *testing.T) {
 	ctx := context.Background()
 	t.Run("link bomb", func(t *testing.T) {
@@ -120,33 +122,6 @@ func TestMemoryBudget(t *testing.T) {
 		}
 		if got := failures(rep); !strings.Contains(got, "PATH_MAX") {
 			t.Errorf("failures = %q, want the path length's", got)
-		}
-	})
-	t.Run("many long links", func(t *testing.T) {
-		// 28000 links of 4000-byte targets: 112 MB of targets, over the
-		// 96 MiB budget.
-		rep, err := linkBomb(t, 28000, 4000).Artifact(t).Check(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := failures(rep); !strings.Contains(got, "one check may hold") {
-			t.Errorf("failures = %q, want the memory budget's", got)
-		}
-	})
-	t.Run("capture bomb", func(t *testing.T) {
-		// 4 layers of 24 one-MiB files captured through links: 96 MiB,
-		// over the 64 MiB capture bound, which counts across layers.
-		rep, err := captureBomb(t, 4, 24, 1<<20).Artifact(t).Check(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%d findings", len(rep.Findings))
-		in, err := captureBomb(t, 4, 24, 1<<20).Artifact(t).Inspect(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(in.StagedFiles) == 0 {
-			t.Error("Inspect lists no staged files")
 		}
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -247,4 +252,92 @@ func tinyImage(t *testing.T) v1.Image {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// TestPushReferrerConfirms: when a registry fails a push after the
+// referrer is stored (here: the referrers probe that follows the manifest
+// upload answers 500 until the push has spent its retries), the referrer
+// is read back and the push counts as done.
+func TestPushReferrerConfirms(t *testing.T) {
+	reg := registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0)))
+	var probes, failAfterPut atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/manifests/sha256:") && failAfterPut.Load() == 1 {
+			failAfterPut.Store(2)
+		}
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/referrers/") && failAfterPut.Load() == 2 {
+			if probes.Add(1) <= retrySteps {
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	ref := srv.Listener.Addr().String() + "/kits/gh:1"
+	subject, err := Write(ctx, FromImage(mutate.MediaType(tinyImage(t), types.OCIManifestSchema1)), ref, fastRetries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewStore(ctx, ref, fastRetries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := mutate.Subject(mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), "application/vnd.example.sig"), subject).(v1.Image)
+	failAfterPut.Store(1)
+	d, err := st.PushReferrer(ctx, subject, sig)
+	if err != nil {
+		t.Fatalf("PushReferrer = %v after %d failed probes, want success confirmed by reading back", err, probes.Load())
+	}
+	if probes.Load() <= retrySteps {
+		t.Fatalf("only %d probes: the failure was not exercised", probes.Load())
+	}
+	list, err := st.Referrers(ctx, subject)
+	if err != nil || len(list) != 1 || list[0].Digest != d.Digest {
+		t.Errorf("Referrers = %+v, %v; want %s", list, err, d.Digest)
+	}
+}
+
+// TestRetriesBounded is issue 10 item 2: a registry that always answers
+// 503 gets a bounded number of attempts per operation.
+func TestRetriesBounded(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/" {
+			return
+		}
+		requests.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	host := srv.Listener.Addr().String()
+	ops := map[string]func() error{
+		"open": func() error { _, err := Open(context.Background(), host+"/kits/gh:1", fastRetries()); return err },
+		"push": func() error {
+			_, err := Push(context.Background(), FromImage(tinyImage(t)), host+"/kits/gh:1", fastRetries())
+			return err
+		},
+		"referrers": func() error {
+			st, err := NewStore(context.Background(), host+"/kits/gh", fastRetries())
+			if err != nil {
+				return err
+			}
+			_, err = st.Referrers(context.Background(), v1.Descriptor{Digest: v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("0", 64)}})
+			return err
+		},
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			requests.Store(0)
+			if err := within(t, 20*time.Second, op); err == nil {
+				t.Fatal("no error from a registry that answers 503")
+			}
+			if n, limit := requests.Load(), int64(4*retrySteps*retrySteps); n > limit {
+				t.Errorf("%d requests, want at most %d", n, limit)
+			} else {
+				t.Logf("%s: %d requests", name, n)
+			}
+		})
+	}
 }

@@ -96,7 +96,7 @@ func newLayerFS(want func(string) int64, b *memBudget) *layerFS {
 // every platform, together.
 const (
 	// maxCheckMemory bounds the names, link targets and file contents kept.
-	maxCheckMemory = 96 << 20
+	maxCheckMemory = 80 << 20
 	// entryOverhead is what one kept entry costs besides its name and link.
 	entryOverhead = 200
 	// maxPathBytes is Linux's PATH_MAX: no unpacker creates an entry whose
@@ -108,11 +108,13 @@ const (
 // of the layers, and how much file content it has captured. It is used
 // by one goroutine at a time.
 type memBudget struct {
-	used, limit int64
-	captured    int64
+	used, limit          int64
+	captured, captureCap int64
 }
 
-func newMemBudget() *memBudget { return &memBudget{limit: maxCheckMemory} }
+func newMemBudget() *memBudget {
+	return &memBudget{limit: maxCheckMemory, captureCap: maxCapturedTotal}
+}
 
 // charge spends n bytes, failing with ErrTooLarge past the limit.
 func (b *memBudget) charge(n int64) error {
@@ -211,7 +213,7 @@ func (f *layerFS) capture(n *fsNode, p string, r io.Reader, size int64) error {
 	if limit <= 0 {
 		return nil
 	}
-	if size > limit || f.budget.captured+size > maxCapturedTotal {
+	if size > limit || f.budget.captured+size > f.budget.captureCap {
 		n.tooLarge = true
 		return nil
 	}

@@ -144,7 +144,9 @@ func writeLayout(ctx context.Context, ref, dir, tag string, blobs []blob, entry 
 }
 
 // putBlobs writes blobs missing from the layout at dir, each through a
-// temporary file renamed into place once its digest checked out.
+// temporary file renamed into place once its digest checked out. A blob
+// already there with the right size is kept as it is: blobs are named by
+// their digest, and readers verify them.
 func putBlobs(ctx context.Context, dir string, blobs []blob) error {
 	if err := writeFileAtomic(filepath.Join(dir, "oci-layout"), []byte(layoutMarkerJSON)); err != nil {
 		return err

@@ -125,30 +125,7 @@ func exerciseStore(t *testing.T, ref string, fallbackTag bool) {
 		t.Errorf("Referrers (-pushed +listed):\n%s", diff)
 	}
 	for _, d := range list {
-		img, err := st.Referrer(ctx, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := img.Manifest()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.ArtifactType != at.BundleType || m.Subject == nil || m.Subject.Digest != subject.Digest {
-			t.Errorf("referrer %s: artifactType %q, subject %+v", d.Digest, m.ArtifactType, m.Subject)
-		}
-		layers, err := img.Layers()
-		if err != nil || len(layers) != 1 {
-			t.Fatalf("referrer %s layers: %d, %v", d.Digest, len(layers), err)
-		}
-		rc, err := layers[0].Compressed()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil || string(b) != bodies[d.Digest] {
-			t.Errorf("referrer %s body = %q, %v; want %q", d.Digest, b, err, bodies[d.Digest])
-		}
+		checkReferrer(ctx, t, st, d, subject, bodies[d.Digest])
 	}
 	if fallbackTag {
 		repo := ref[:strings.LastIndex(ref, ":")]
@@ -164,6 +141,36 @@ func exerciseStore(t *testing.T, ref string, fallbackTag bool) {
 	}
 	if got := mustCheck(t, a); len(got) != 0 {
 		t.Errorf("Check after attaching referrers = %v", got)
+	}
+}
+
+// checkReferrer reads the referrer d back and compares it with what was
+// pushed: its artifactType, subject and one layer holding body.
+func checkReferrer(ctx context.Context, t *testing.T, st *artifact.Store, d, subject v1.Descriptor, body string) {
+	t.Helper()
+	img, err := st.Referrer(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := img.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ArtifactType != at.BundleType || m.Subject == nil || m.Subject.Digest != subject.Digest {
+		t.Errorf("referrer %s: artifactType %q, subject %+v", d.Digest, m.ArtifactType, m.Subject)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("referrer %s layers: %d, %v", d.Digest, len(layers), err)
+	}
+	rc, err := layers[0].Compressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || string(b) != body {
+		t.Errorf("referrer %s body = %q, %v; want %q", d.Digest, b, err, body)
 	}
 }
 

@@ -333,10 +333,13 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 	v.h.Write(p[:n])
 	v.n += int64(n)
 	if v.n > v.size {
-		return n, fmt.Errorf("%w: blob %s is longer than its descriptor's %d bytes", ErrDigestMismatch, v.want, v.size)
+		return n, fmt.Errorf("%w: blob %s is at least %d bytes, its descriptor says %d", ErrDigestMismatch, v.want, v.n, v.size)
 	}
 	if errors.Is(err, io.EOF) {
-		if got := hex.EncodeToString(v.h.Sum(nil)); got != v.want.Hex || v.n != v.size {
+		if v.n != v.size {
+			return n, fmt.Errorf("%w: blob %s is %d bytes, its descriptor says %d", ErrDigestMismatch, v.want, v.n, v.size)
+		}
+		if got := hex.EncodeToString(v.h.Sum(nil)); got != v.want.Hex {
 			return n, fmt.Errorf("%w: blob %s has digest sha256:%s (%d bytes)", ErrDigestMismatch, v.want, got, v.n)
 		}
 	}

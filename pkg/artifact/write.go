@@ -22,8 +22,9 @@ import (
 //     artifact alone, through a temporary file renamed over FILE. FILE
 //     must be a regular file or missing.
 //   - REGISTRY/REPO[:TAG|@DIGEST] pushes every blob and manifest by
-//     digest (Push), then points TAG at it (Tag). A DIGEST must be the
-//     artifact's.
+//     digest (Push), then points TAG at it (Tag); a reference with
+//     neither tag nor digest means the tag "latest", as everywhere in the
+//     registry grammar. A DIGEST must be the artifact's, and sets no tag.
 //
 // Files are written mode 0644 and directories 0755, less the umask. The
 // index.json entry carries no artifactType: a kit is a plain image. A
@@ -49,8 +50,13 @@ func Write(ctx context.Context, a *Artifact, dest string, opts ...Option) (v1.De
 		}
 		if ref, _ := o.registryRef(r.Name); ref != nil {
 			if t, ok := ref.(name.Tag); ok {
-				if err := tag(ctx, t, d, o); err != nil {
-					return v1.Descriptor{}, err
+				// The manifest is at hand: tag it without reading it back.
+				var m remote.Taggable = a.image
+				if a.index != nil {
+					m = a.index
+				}
+				if err := remote.Tag(t, m, o.remoteOptions(ctx)...); err != nil {
+					return v1.Descriptor{}, fmt.Errorf("tagging %s: %w", t, classifyRegistryError(t, err))
 				}
 			}
 		}

@@ -2,11 +2,14 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/distribution/reference"
+	"gopkg.in/yaml.v3"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -123,6 +126,24 @@ func (in *Input) argText(s *Script, c Command, i int) string {
 	return in.resolved(strings.NewReplacer(`"`, "", `'`, "").Replace(orig))
 }
 
+// argRefsIn returns the ${{ kit.args.NAME }} references argument i of c
+// is written with, as written.
+func argRefsIn(s *Script, c Command, i int) []string {
+	if s == nil || i >= len(c.ArgWords) {
+		return nil
+	}
+	w := c.ArgWords[i]
+	if int(w.End().Offset()) > len(s.Source) {
+		return nil
+	}
+	orig := s.Source[w.Pos().Offset():w.End().Offset()]
+	var out []string
+	for _, r := range spec.FindArgRefs(orig) {
+		out = append(out, orig[r.Start:r.End])
+	}
+	return out
+}
+
 // resolved replaces arg references by the args' defaults; "" when one has
 // no default.
 func (in *Input) resolved(s string) string {
@@ -187,135 +208,238 @@ func assigned(c Command, names ...string) (string, bool) {
 	return "", false
 }
 
-// contacts returns the destinations a command of hook h reaches. base is
-// the distribution family of the image the hook runs in ("debian",
+// commandContacts finds the destinations of one command of a hook.
+type commandContacts struct {
+	in *Input
+	h  *Hook
+	c  Command
+}
+
+// urls returns the literal URL arguments (git's user@host:path too).
+func (cc commandContacts) urls(via, method string) []contact {
+	var out []contact
+	for i := range cc.c.Args {
+		t := cc.in.argText(cc.h.Script, cc.c, i)
+		if t == "" || strings.HasPrefix(t, "-") {
+			continue
+		}
+		ct, ok := urlContact(t)
+		if !ok || loopback(ct.Host) || !strings.Contains(t, "://") && cc.c.Name != "git" {
+			continue
+		}
+		ct.Via, ct.Method, ct.Range = via, method, cc.in.argRange(cc.h, cc.c, i)
+		if refs := argRefsIn(cc.h.Script, cc.c, i); len(refs) > 0 {
+			ct.Via += " with the default of " + strings.Join(refs, ", ")
+		}
+		out = append(out, ct)
+	}
+	return out
+}
+
+// inferred returns the default hosts of a tool family.
+func (cc commandContacts) inferred(family, via string) []contact {
+	var out []contact
+	for _, host := range registryHosts[family] {
+		out = append(out, contact{Host: host, Port: "443", Method: "GET", Via: via, Range: commandRange(cc.in, cc.h, cc.c)})
+	}
+	return out
+}
+
+// configured returns the mirror a flag (argument i) or an assignment (i
+// < 0) names.
+func (cc commandContacts) configured(via, value string, i int) []contact {
+	ct, ok := urlContact(value)
+	if !ok || loopback(ct.Host) {
+		return nil
+	}
+	ct.Via, ct.Method, ct.Range = via, "GET", commandRange(cc.in, cc.h, cc.c)
+	if i >= 0 {
+		ct.Range = cc.in.argRange(cc.h, cc.c, i)
+	}
+	return []contact{ct}
+}
+
+// contacts returns the destinations a command of hook h reaches. distro
+// is the distribution family of the image the hook runs in ("debian",
 // "ubuntu", "alpine", or "" when unknown).
 func (in *Input) contacts(h *Hook, c Command, distro string) []contact {
-	sub := c.Sub()
-	urlArgs := func(via string, method string) []contact {
-		var out []contact
-		for i := range c.Args {
-			t := in.argText(h.Script, c, i)
-			if t == "" || strings.HasPrefix(t, "-") {
-				continue
-			}
-			ct, ok := urlContact(t)
-			if !ok || loopback(ct.Host) || !strings.Contains(t, "://") && c.Name != "git" {
-				continue
-			}
-			ct.Via, ct.Method, ct.Range = via, method, in.argRange(h, c, i)
-			out = append(out, ct)
-		}
-		return out
-	}
-	inferred := func(family, via string) []contact {
-		var out []contact
-		for _, host := range registryHosts[family] {
-			out = append(out, contact{Host: host, Port: "443", Method: "GET", Via: via, Range: commandRange(in, h, c)})
-		}
-		return out
-	}
-	configured := func(via string, value string, i int) []contact {
-		ct, ok := urlContact(value)
-		if !ok || loopback(ct.Host) {
-			return nil
-		}
-		ct.Via, ct.Method = via, "GET"
-		ct.Range = commandRange(in, h, c)
-		if i >= 0 {
-			ct.Range = in.argRange(h, c, i)
-		}
-		return []contact{ct}
-	}
+	cc := commandContacts{in, h, c}
 	switch c.Name {
 	case "curl":
-		return urlArgs("curl", curlMethod(c.Args))
+		return cc.urls("curl", curlMethod(c.Args))
 	case "wget":
-		method := "GET"
-		if m, _, ok := valueFlag(c.Args, "--method"); ok {
-			method = strings.ToUpper(m)
-		} else if _, _, ok := valueFlag(c.Args, "--post-data", "--post-file"); ok {
-			method = "POST"
-		}
-		return urlArgs("wget", method)
+		return cc.urls("wget", wgetMethod(c.Args))
 	case "git":
-		switch sub {
+		switch sub := c.Sub(); sub {
 		case "clone", "fetch", "pull", "ls-remote":
-			return urlArgs("git "+sub, "")
+			return cc.urls("git "+sub, "")
 		}
 	case "npm", "pnpm", "yarn", "npx", "bunx":
-		if _, ok := networkClient(c); !ok {
-			return nil
-		}
-		via := c.Name + " " + sub
-		if c.Name == "npx" || c.Name == "bunx" {
-			via = c.Name
-		}
-		if v, i, ok := valueFlag(c.Args, "--registry"); ok {
-			return configured(via, v, i)
-		}
-		if v, ok := assigned(c, "npm_config_registry"); ok {
-			return configured(via, v, -1)
-		}
-		family := "npm"
-		if c.Name == "yarn" {
-			family = "yarn"
-		}
-		return append(urlArgs(via, "GET"), inferred(family, via+" (its default registry)")...)
+		return cc.npm()
 	case "pip", "pip3", "pipx", "uv":
-		if _, ok := networkClient(c); !ok || c.HasArg("--no-index") || c.Name == "uv" && sub == "venv" {
-			return nil
-		}
-		via := c.Name + " " + sub
-		if v, i, ok := valueFlag(c.Args, "-i", "--index-url", "--default-index", "--index"); ok {
-			return append(configured(via, v, i), urlArgs(via, "GET")...)
-		}
-		if v, ok := assigned(c, "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"); ok {
-			return configured(via, v, -1)
-		}
-		return append(urlArgs(via, "GET"), inferred("pypi", via+" (its default index)")...)
-	case "apt-get", "apt":
-		if _, ok := networkClient(c); !ok {
-			return nil
-		}
-		switch distro {
-		case "debian", "ubuntu":
-			return inferred(distro, c.Name+" "+sub+" (the "+distro+" mirrors)")
-		}
-		return nil // which mirrors depends on a base image the kit does not name
-	case "apk":
-		if _, ok := networkClient(c); !ok {
-			return nil
-		}
-		if v, i, ok := valueFlag(c.Args, "-X", "--repository"); ok {
-			return configured("apk "+sub, v, i)
-		}
-		return inferred("alpine", "apk "+sub+" (the Alpine mirrors)")
+		return cc.pip()
+	case "apt-get", "apt", "apk":
+		return cc.distroPackages(distro)
 	case "go":
-		switch sub {
-		case "get", "install":
-		case "mod":
-			if !c.HasArg("download") {
-				return nil
-			}
-		default:
-			return nil
-		}
-		if v, ok := assigned(c, "GOPROXY"); ok {
-			first, _, _ := strings.Cut(v, ",")
-			if first == "off" || first == "direct" {
-				return nil
-			}
-			return configured("go "+sub, first, -1)
-		}
-		return inferred("go", "go "+sub+" (its default module proxy and checksum database)")
+		return cc.goModules()
 	case "docker", "podman":
-		switch sub {
+		switch c.Sub() {
 		case "pull", "run", "create":
 			return in.imageContacts(h, c)
+		case "compose":
+			return in.composeContacts(h, c)
 		}
+	case "docker-compose":
+		return in.composeContacts(h, c)
 	}
 	return nil
+}
+
+// wgetMethod is the HTTP method a wget command line uses.
+func wgetMethod(args []string) string {
+	if m, _, ok := valueFlag(args, "--method"); ok {
+		return strings.ToUpper(m)
+	}
+	if _, _, ok := valueFlag(args, "--post-data", "--post-file"); ok {
+		return "POST"
+	}
+	return "GET"
+}
+
+func (cc commandContacts) npm() []contact {
+	c := cc.c
+	if _, ok := networkClient(c); !ok {
+		return nil
+	}
+	via := c.Name + " " + c.Sub()
+	if c.Name == "npx" || c.Name == "bunx" {
+		via = c.Name
+	}
+	if v, i, ok := valueFlag(c.Args, "--registry"); ok {
+		return cc.configured(via, v, i)
+	}
+	if v, ok := assigned(c, "npm_config_registry"); ok {
+		return cc.configured(via, v, -1)
+	}
+	family := "npm"
+	if c.Name == "yarn" {
+		family = "yarn"
+	}
+	return append(cc.urls(via, "GET"), cc.inferred(family, via+" (its default registry)")...)
+}
+
+func (cc commandContacts) pip() []contact {
+	c := cc.c
+	if _, ok := networkClient(c); !ok || c.HasArg("--no-index") || c.Name == "uv" && c.Sub() == "venv" {
+		return nil
+	}
+	via := c.Name + " " + c.Sub()
+	if v, i, ok := valueFlag(c.Args, "-i", "--index-url", "--default-index", "--index"); ok {
+		return append(cc.configured(via, v, i), cc.urls(via, "GET")...)
+	}
+	if v, ok := assigned(c, "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"); ok {
+		return cc.configured(via, v, -1)
+	}
+	return append(cc.urls(via, "GET"), cc.inferred("pypi", via+" (its default index)")...)
+}
+
+// distroPackages returns the mirrors of apt-get and apk: apk's --repository
+// or the Alpine mirrors; for apt, the Debian or Ubuntu mirrors when the
+// recipe's base says which, and nothing when it does not.
+func (cc commandContacts) distroPackages(distro string) []contact {
+	c := cc.c
+	if _, ok := networkClient(c); !ok {
+		return nil
+	}
+	sub := c.Sub()
+	if c.Name == "apk" {
+		if v, i, ok := valueFlag(c.Args, "-X", "--repository"); ok {
+			return cc.configured("apk "+sub, v, i)
+		}
+		return cc.inferred("alpine", "apk "+sub+" (the Alpine mirrors)")
+	}
+	switch distro {
+	case "debian", "ubuntu":
+		return cc.inferred(distro, c.Name+" "+sub+" (the "+distro+" mirrors)")
+	}
+	return nil
+}
+
+func (cc commandContacts) goModules() []contact {
+	c := cc.c
+	sub := c.Sub()
+	switch {
+	case sub == "get" || sub == "install":
+	case sub == "mod" && c.HasArg("download"):
+	default:
+		return nil
+	}
+	if v, ok := assigned(c, "GOPROXY"); ok {
+		first, _, _ := strings.Cut(v, ",")
+		if first == "off" || first == "direct" {
+			return nil
+		}
+		return cc.configured("go "+sub, first, -1)
+	}
+	return cc.inferred("go", "go "+sub+" (its default module proxy and checksum database)")
+}
+
+// composeFiles are the names docker compose reads when no -f is given.
+var composeFiles = []string{"compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"}
+
+// composeContacts returns the registries of the images a docker compose
+// up, pull, run or create pulls, when its compose file is a lifecycle file
+// of the kit (named with -f, or by its default name).
+func (in *Input) composeContacts(h *Hook, c Command) []contact {
+	verb := ""
+	for _, a := range c.Args {
+		switch a {
+		case "up", "pull", "run", "create":
+			verb = a
+		}
+		if verb != "" {
+			break
+		}
+	}
+	if verb == "" {
+		return nil
+	}
+	var names []string
+	for i, a := range c.Args {
+		if (a == "-f" || a == "--file") && i+1 < len(c.Args) {
+			names = append(names, in.argText(h.Script, c, i+1))
+		}
+	}
+	if len(names) == 0 {
+		names = composeFiles
+	}
+	var out []contact
+	for _, f := range in.Files {
+		p := in.withDefaults(f.Path)
+		match := false
+		for _, n := range names {
+			match = match || n != "" && (p == n || strings.HasSuffix(p, "/"+strings.TrimPrefix(n, "./")))
+		}
+		if !match {
+			continue
+		}
+		var doc struct {
+			Services map[string]struct {
+				Image string `yaml:"image"`
+			} `yaml:"services"`
+		}
+		if yaml.Unmarshal([]byte(f.Content), &doc) != nil {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(doc.Services)) {
+			image := in.resolved(doc.Services[name].Image)
+			if image == "" || strings.Contains(image, "$") {
+				continue // built locally, or from a variable the kit cannot know
+			}
+			out = append(out, in.registryContacts(image, fmt.Sprintf("docker compose %s of %s (service %s)", verb, f.Path, name), commandRange(in, h, c))...)
+		}
+	}
+	return out
 }
 
 // curlMethod is the HTTP method a curl command line uses.
@@ -364,29 +488,35 @@ func (in *Input) imageContacts(h *Hook, c Command) []contact {
 		if t == "" {
 			return nil
 		}
-		named, err := reference.ParseNormalizedNamed(t)
-		if err != nil {
-			return nil
-		}
-		domain := reference.Domain(named)
-		via := c.Name + " " + c.Sub() + " " + t
-		if domain == "docker.io" {
-			var out []contact
-			for _, host := range registryHosts["dockerhub"] {
-				out = append(out, contact{Host: host, Port: "443", Via: via + " (Docker Hub)", Range: in.argRange(h, c, i)})
-			}
-			return out
-		}
-		host, port := domain, "443"
-		if hp, p, err := net.SplitHostPort(domain); err == nil {
-			host, port = hp, p
-		}
-		if loopback(host) {
-			return nil
-		}
-		return []contact{{Host: strings.ToLower(host), Port: port, Certain: true, Via: via, Range: in.argRange(h, c, i)}}
+		return in.registryContacts(t, c.Name+" "+c.Sub()+" "+t, in.argRange(h, c, i))
 	}
 	return nil
+}
+
+// registryContacts returns the registry an image reference is pulled
+// from: Docker Hub's hosts (inferred) for docker.io images, the named
+// registry (certain) otherwise.
+func (in *Input) registryContacts(image, via string, r spec.Range) []contact {
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return nil
+	}
+	domain := reference.Domain(named)
+	if domain == "docker.io" {
+		var out []contact
+		for _, host := range registryHosts["dockerhub"] {
+			out = append(out, contact{Host: host, Port: "443", Via: via + " (Docker Hub)", Range: r})
+		}
+		return out
+	}
+	host, port := domain, "443"
+	if hp, p, err := net.SplitHostPort(domain); err == nil {
+		host, port = hp, p
+	}
+	if loopback(host) {
+		return nil
+	}
+	return []contact{{Host: strings.ToLower(host), Port: port, Certain: true, Via: via, Range: r}}
 }
 
 // distro guesses the distribution family of the kit's image from its

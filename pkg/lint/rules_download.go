@@ -244,28 +244,49 @@ func sameFile(a, b string) bool {
 // substituted into an interpreter, and downloaded files made executable
 // when the script verifies nothing.
 func unverified(s *Script, where string) []Finding {
-	var out []Finding
-	reported := map[syntax.Pos]bool{}
-	report := func(c Command, msg string) {
-		if reported[c.Pos] {
-			return
-		}
-		reported[c.Pos] = true
-		out = append(out, Finding{Range: s.Range(c.Pos, c.End), Message: msg})
+	u := &unverifiedScan{s: s, where: where, reported: map[syntax.Pos]bool{}}
+	u.piped()
+	u.substituted()
+	u.madeExecutable()
+	return u.out
+}
+
+// unverifiedScan collects the unverified-download findings of a script,
+// one per download command.
+type unverifiedScan struct {
+	s        *Script
+	where    string
+	reported map[syntax.Pos]bool
+	out      []Finding
+}
+
+func (u *unverifiedScan) report(c Command, msg string) {
+	if u.reported[c.Pos] {
+		return
 	}
-	pipelines(s, func(left, right *syntax.Stmt) {
+	u.reported[c.Pos] = true
+	u.out = append(u.out, Finding{Range: u.s.Range(c.Pos, c.End), Message: msg})
+}
+
+// piped finds curl … | sh.
+func (u *unverifiedScan) piped() {
+	pipelines(u.s, func(left, right *syntax.Stmt) {
 		rc := commandsIn(right)
 		if len(rc) == 0 || !shells[rc[0].Name] || !readsStdin(rc[0]) {
 			return
 		}
 		for _, lc := range commandsIn(left) {
 			if downloader(lc) {
-				report(lc, fmt.Sprintf("%s pipes a %s download straight into %s, which runs whatever the server sends: nothing checks it against a checksum or signature", where, lc.Name, rc[0].Name))
+				u.report(lc, fmt.Sprintf("%s pipes a %s download straight into %s, which runs whatever the server sends: nothing checks it against a checksum or signature", u.where, lc.Name, rc[0].Name))
 				return
 			}
 		}
 	})
-	syntax.Walk(s.File, func(n syntax.Node) bool {
+}
+
+// substituted finds sh -c "$(curl …)", bash <(curl …) and eval "$(wget …)".
+func (u *unverifiedScan) substituted() {
+	syntax.Walk(u.s.File, func(n syntax.Node) bool {
 		call, ok := n.(*syntax.CallExpr)
 		if !ok || len(call.Args) == 0 {
 			return true
@@ -276,18 +297,14 @@ func unverified(s *Script, where string) []Finding {
 		}
 		for _, w := range c.ArgWords {
 			syntax.Walk(w, func(m syntax.Node) bool {
-				var inner syntax.Node
-				switch m := m.(type) {
-				case *syntax.CmdSubst:
-					inner = m
-				case *syntax.ProcSubst:
-					inner = m
+				switch m.(type) {
+				case *syntax.CmdSubst, *syntax.ProcSubst:
 				default:
 					return true
 				}
-				for _, dc := range commandsIn(inner) {
+				for _, dc := range commandsIn(m) {
 					if downloader(dc) {
-						report(dc, fmt.Sprintf("%s runs a %s download with %s, which runs whatever the server sends: nothing checks it against a checksum or signature", where, dc.Name, c.Name))
+						u.report(dc, fmt.Sprintf("%s runs a %s download with %s, which runs whatever the server sends: nothing checks it against a checksum or signature", u.where, dc.Name, c.Name))
 					}
 				}
 				return false
@@ -295,49 +312,52 @@ func unverified(s *Script, where string) []Finding {
 		}
 		return true
 	})
-	cmds := s.Commands()
+}
+
+// download is a file a curl or wget call writes.
+type download struct {
+	c         Command
+	target    string
+	extracted bool // unpacked by tar or unzip
+}
+
+// madeExecutable finds downloads made executable, directly or after
+// unpacking, in a script that verifies nothing.
+func (u *unverifiedScan) madeExecutable() {
+	cmds := u.s.Commands()
 	for _, c := range cmds {
 		if verifies(c) {
-			return out
+			return
 		}
 	}
-	var downloads []struct {
-		c         Command
-		target    string
-		extracted bool // unpacked by tar or unzip
-	}
+	var downloads []download
 	for _, c := range cmds {
 		if downloader(c) {
-			if t := downloadTarget(s, c); t != "" {
-				downloads = append(downloads, struct {
-					c         Command
-					target    string
-					extracted bool
-				}{c: c, target: t})
+			if t := downloadTarget(u.s, c); t != "" {
+				downloads = append(downloads, download{c: c, target: t})
 			}
 			continue
 		}
 		if c.Name == "tar" || c.Name == "unzip" || c.Name == "bsdtar" {
-			for i := range c.Args {
+			for _, w := range c.ArgWords {
 				for j, d := range downloads {
-					if i < len(c.ArgWords) && sameFile(wordSource(s, c.ArgWords[i]), d.target) {
+					if sameFile(wordSource(u.s, w), d.target) {
 						downloads[j].extracted = true
 					}
 				}
 			}
 		}
-		for _, f := range makesExecutable(s, c) {
+		for _, f := range makesExecutable(u.s, c) {
 			for _, d := range downloads {
 				switch {
 				case sameFile(f, d.target):
-					report(d.c, fmt.Sprintf("%s downloads %s with %s and makes it executable, but never checks it against a checksum or signature", where, d.target, d.c.Name))
+					u.report(d.c, fmt.Sprintf("%s downloads %s with %s and makes it executable, but never checks it against a checksum or signature", u.where, d.target, d.c.Name))
 				case d.extracted:
-					report(d.c, fmt.Sprintf("%s downloads %s with %s, unpacks it and makes %s executable, but never checks the download against a checksum or signature", where, d.target, d.c.Name, f))
+					u.report(d.c, fmt.Sprintf("%s downloads %s with %s, unpacks it and makes %s executable, but never checks the download against a checksum or signature", u.where, d.target, d.c.Name, f))
 				}
 			}
 		}
 	}
-	return out
 }
 
 // wordSource is a word as written in the script, quotes removed.

@@ -19,7 +19,8 @@ var egressNotAllowed = &Rule{
 		"allow fails at sandbox creation with a refused connection, and the author finds out only from the policy log. " +
 		"The rule reads every hook and every lifecycle script a hook runs: URLs given to curl, wget and git clone/fetch, " +
 		"the registries of npm, pip, uv, apk, apt-get and go (their well-known default hosts, unless the command names " +
-		"a mirror), and the registries of the images docker pull and docker run fetch. It matches them the way the " +
+		"a mirror), and the registries of the images docker pull, docker run and docker compose (with a compose file the kit " +
+		"stages) fetch. It matches them the way the " +
 		"runtime does: ports, *.domain wildcards (one label), bare * and **, deny entries, and network-policy@2 entries " +
 		"bounded to methods and paths. A host written in an install hook is an error; a host inferred from a tool's " +
 		"defaults, or contacted by a startup hook (whose runtime policy the user's own policy may widen), is a warning. " +

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kitsmith/kitsmith/internal/version"
 	"github.com/kitsmith/kitsmith/pkg/build"
@@ -199,72 +197,4 @@ func gitSource(dir, descriptor string) (Source, error) {
 		}
 	}
 	return src, nil
-}
-
-// gitCommitTime returns the committer time of the last commit touching
-// dir, read with go-git, or nil outside a git work tree or when no commit
-// touches it. It is what kitsmith build takes for SOURCE_DATE_EPOCH (git
-// log -1 -- DIR), so that publish builds the same digest; history is
-// followed along first parents, comparing the directory's tree hash.
-func gitCommitTime(dir string) *int64 {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil
-	}
-	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return nil
-	}
-	rel, err := filepath.Rel(wt.Filesystem.Root(), abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return nil
-	}
-	c, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		return nil
-	}
-	want, ok := treeEntry(c, filepath.ToSlash(rel))
-	if !ok {
-		return nil // not committed yet
-	}
-	for range maxHistory {
-		parent, err := c.Parent(0)
-		if err != nil {
-			break // the root commit, or a shallow clone's first
-		}
-		if h, ok := treeEntry(parent, filepath.ToSlash(rel)); !ok || h != want {
-			break
-		}
-		c = parent
-	}
-	t := c.Committer.When.Unix()
-	return &t
-}
-
-// maxHistory bounds how many commits gitCommitTime walks.
-const maxHistory = 100000
-
-// treeEntry returns the hash of the tree or blob at rel in c's tree ("."
-// is the root tree).
-func treeEntry(c *object.Commit, rel string) (plumbing.Hash, bool) {
-	tree, err := c.Tree()
-	if err != nil {
-		return plumbing.ZeroHash, false
-	}
-	if rel == "." {
-		return tree.Hash, true
-	}
-	e, err := tree.FindEntry(rel)
-	if err != nil {
-		return plumbing.ZeroHash, false
-	}
-	return e.Hash, true
 }

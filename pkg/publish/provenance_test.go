@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/kitsmith/kitsmith/internal/gitdate"
 )
 
 // commitFile writes name under dir and commits it at when.
@@ -51,14 +54,12 @@ func TestGitSource(t *testing.T) {
 	commitFile(t, repo, dir, "kits/a/a.yaml", kitTime)
 	head := commitFile(t, repo, dir, "kits/b/b.yaml", kitTime.Add(time.Hour))
 
-	if got := gitCommitTime(filepath.Join(dir, "kits", "a")); got == nil || *got != kitTime.Unix() {
-		t.Errorf("gitCommitTime(kits/a) = %v; want %d", got, kitTime.Unix())
+	// The commit time comes from internal/gitdate, as for kitsmith build.
+	if got, err := gitdate.LastCommit(context.Background(), filepath.Join(dir, "kits", "a")); err != nil || !got.Equal(kitTime) {
+		t.Errorf("LastCommit(kits/a) = %v, %v; want %v", got, err, kitTime)
 	}
-	if got := gitCommitTime(filepath.Join(dir, "kits", "b")); got == nil || *got != kitTime.Add(time.Hour).Unix() {
-		t.Errorf("gitCommitTime(kits/b) = %v; want %d", got, kitTime.Add(time.Hour).Unix())
-	}
-	if got := gitCommitTime(t.TempDir()); got != nil {
-		t.Errorf("gitCommitTime outside a repository = %d; want nil", *got)
+	if got, err := gitdate.LastCommit(context.Background(), filepath.Join(dir, "kits", "b")); err != nil || !got.Equal(kitTime.Add(time.Hour)) {
+		t.Errorf("LastCommit(kits/b) = %v, %v; want %v", got, err, kitTime.Add(time.Hour))
 	}
 	src, err := gitSource(filepath.Join(dir, "kits", "a"), filepath.Join(dir, "kits", "a", "a.yaml"))
 	if err != nil {

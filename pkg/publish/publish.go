@@ -13,6 +13,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/kitsmith/kitsmith/internal/gitdate"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
@@ -235,7 +236,11 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	bo := r.opts.Build
 	bo.Outputs = []build.Output{{Type: build.OutputOCI, Dest: dir}}
 	if bo.SourceDateEpoch == nil {
-		bo.SourceDateEpoch = gitCommitTime(r.k.Dir)
+		// What kitsmith build takes, so that publish builds the same digest.
+		if t, err := gitdate.LastCommit(ctx, r.k.Dir); err == nil {
+			n := t.Unix()
+			bo.SourceDateEpoch = &n
+		}
 	}
 	r.bo = bo
 	ch := make(chan progress.Event)
@@ -473,11 +478,7 @@ func failedChecks(rep *artifact.Report) string {
 		if f.Severity != artifact.SeverityFail {
 			continue
 		}
-		where := ""
-		if f.Platform != "" {
-			where = f.Platform + " "
-		}
-		list = append(list, where+f.Check+": "+f.Message)
+		list = append(list, f.String())
 	}
 	return strings.Join(list, "; ")
 }

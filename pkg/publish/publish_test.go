@@ -130,7 +130,7 @@ func TestRunStageFailures(t *testing.T) {
 		{name: "lint error", kit: "testdata/lint-error", stage: StageLint, is: ErrLintFindings, message: "[literal-secret]"},
 		{name: "build failure", kit: "testdata/good", stage: StageBuild, message: "solver exploded",
 			setup: func(_ *fixture, o *Options) { o.Builder = failingBuilder{err: errors.New("solver exploded")} }},
-		{name: "check failure", kit: "testdata/good", stage: StageCheck, message: "kit-descriptor: broken",
+		{name: "check failure", kit: "testdata/good", stage: StageCheck, message: "FAIL kit-descriptor [index]: broken",
 			setup: func(_ *fixture, o *Options) { o.Builder = failingBuilder{err: checkErr} }},
 		{name: "registry refuses the push", kit: "testdata/good", stage: StagePush, message: "DENIED",
 			setup: func(f *fixture, _ *Options) { f.reg.pushErr = errors.New("DENIED: repository is read-only") }},

@@ -179,7 +179,7 @@ capabilities:
 		"metadata.version: version", "requires: com.example/base >= 2", "requires: com.example/base",
 		"conflicts: com.example/other", "args: level",
 		"agent-context: content",
-		"lifecycle.install: hook 0", "lifecycle.install: hook 0 user", "lifecycle.startup: hook 0",
+		"lifecycle.install: hook install[0]", "lifecycle.install: hook install[0] user", "lifecycle.startup: hook startup[0]",
 		"lifecycle.files: /etc/tool.conf content",
 		"capabilities: long-running@1", "capabilities: resources@1",
 	}

@@ -27,7 +27,7 @@ func lifecycleChanges(o, n keyed, old, new *Kit) []Change {
 				if a == b {
 					continue
 				}
-				detail := fmt.Sprintf("hook %d", i)
+				detail := fmt.Sprintf("hook %s[%d]", phase, i) // numbered as field paths and lint number it
 				if attr != "command" {
 					detail += " " + attr
 					at = new.pos(field + "." + attr)

@@ -13,7 +13,7 @@ func (v *validator) checkInjectAllowed(b *block, skip map[int]bool) {
 			continue
 		}
 		var np NetworkPolicy
-		if e.decode(&np) == nil {
+		if e.decodeLenient(&np) == nil {
 			policy = &np
 		}
 		break
@@ -23,7 +23,7 @@ func (v *validator) checkInjectAllowed(b *block, skip map[int]bool) {
 			continue
 		}
 		var cr Credential
-		if e.decode(&cr) != nil || cr.APIKey == nil {
+		if e.decodeLenient(&cr) != nil || cr.APIKey == nil {
 			continue
 		}
 		for _, phase := range cr.Phase {

@@ -129,3 +129,29 @@ capabilities:
 		},
 	},
 }
+
+// One error in a config does not hide the others: an unknown key in
+// apiKey still lets the inject-domain check run.
+func TestIndependentConfigErrors(t *testing.T) { runRuleCases(t, independentErrorCases) }
+
+var independentErrorCases = []ruleCase{
+	{rule: "ks/independent-errors", desc: "invalid: unknown apiKey key and an inject domain outside allow",
+		src: `kind: mixin
+capabilities:
+  - type: com.docker.sandbox/network-policy@1
+    config: {runtime: {allow: [api.example.org]}}
+  - type: com.docker.sandbox/credential@1
+    config:
+      service: example
+      phase: runtime
+      apiKey:
+        name: EXAMPLE_KEY
+        proxyManged: true
+        inject: [{domain: other.example.org, header: x-api-key}]
+`,
+		want: []diagnostic{
+			{Code: "unknown-field", Field: "capabilities[1].config.apiKey.proxyManged", Pos: "13:9"},
+			{Code: "inject-domain-in-allow", Ref: "credential@1/inject-domain-in-allow", Field: "capabilities[1].config.apiKey.inject[0].domain", Pos: "14:27"},
+		},
+	},
+}

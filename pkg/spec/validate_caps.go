@@ -42,6 +42,21 @@ func (e blockEntry) decode(out any) error {
 	return decodeConfigJSON(e.raw, out)
 }
 
+// decodeLenient decodes like decode, and when that fails only because of
+// unknown keys (which the schema reports on its own), decodes what it
+// knows, so that one misspelt key does not hide the config's other
+// errors.
+func (e blockEntry) decodeLenient(out any) error {
+	err := e.decode(out)
+	if err == nil || e.raw == nil || !strings.Contains(err.Error(), "unknown field") {
+		return err
+	}
+	if json.Unmarshal(e.raw, out) != nil {
+		return err
+	}
+	return nil
+}
+
 // withRaw encodes the entry's config once for the checks that need it.
 func (e blockEntry) withRaw() blockEntry {
 	if len(e.c.Config) > 0 {

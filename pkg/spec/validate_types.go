@@ -59,8 +59,10 @@ func (v *validator) decodeEntry(e blockEntry, out any) bool {
 	if err := e.decode(out); err != nil {
 		if len(v.schemaErrsUnder(cf)) == 0 {
 			v.errorf(cf, "config", "", "%s config does not decode: %v; fix the field it names", e.c.Type, err)
+			return false
 		}
-		return false
+		// The schema reported the problem; judge the rest of the config.
+		return e.decodeLenient(out) == nil
 	}
 	return true
 }

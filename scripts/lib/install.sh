@@ -46,7 +46,7 @@ ACTIONLINT_BIN=$TOOLS_CACHE/actionlint@$ACTIONLINT_VERSION/actionlint
 
 # name|module|package|binary path|usual cold build time on 2 cores|GOTOOLCHAIN
 GO_TOOLS=(
-  "registry|github.com/distribution/distribution/v3|github.com/distribution/distribution/v3/cmd/registry|$REG_BIN|1-2 min|"
+  "registry|github.com/distribution/distribution/v3|github.com/distribution/distribution/v3/cmd/registry|$REG_BIN|1-3 min|"
   "fulcio|github.com/sigstore/fulcio|github.com/sigstore/fulcio|$FULCIO_BIN|4-7 min|"
   "timestamp-server|github.com/sigstore/timestamp-authority/v2|github.com/sigstore/timestamp-authority/v2/cmd/timestamp-server|$TSA_BIN|3-4 min, plus a one-time 253 MB download of the $TSA_GOTOOLCHAIN toolchain|$TSA_GOTOOLCHAIN"
   "rekor-server|github.com/sigstore/rekor-tiles/v2|github.com/sigstore/rekor-tiles/v2/cmd/rekor-server/posix|$REKOR_BIN|1-2 min|"
@@ -204,7 +204,7 @@ install_all() {
     [[ $(go_tool_version "$bin" "$module" || true) == "$(version_of "$name")" ]] || missing=$((missing + 1))
   done
   if ((missing > 0)); then
-    log "$missing tool(s) to build; a cold install of everything takes about 15-25 min on 2 cores (progress every ${PROGRESS_EVERY}s)"
+    log "$missing tool(s) to build; a cold install of everything takes about 20-30 min on 2 cores (progress every ${PROGRESS_EVERY}s)"
   fi
   install_apt
   install_buildkit

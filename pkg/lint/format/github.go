@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
@@ -43,11 +44,12 @@ func (GitHub) Format(w io.Writer, r *lint.Result) error {
 }
 
 // escapeData and escapeProperty follow the workflow command escaping
-// rules.
+// rules; other control characters are escaped (textsafe), since a CI log
+// renders terminal sequences.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(textsafe.String(s))
 }
 
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(textsafe.String(s))
 }
