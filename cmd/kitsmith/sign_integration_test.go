@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/elliptic"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/kitsmith/kitsmith/internal/testsvc/stack"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
@@ -239,6 +241,55 @@ func TestAttestSLSAIntegration(t *testing.T) {
 	if stdout, _, code := runCLI(t, append(kv, "--predicate-type", sign.CosignSignPredicateType, ref)...); code != exitFindings {
 		t.Errorf("kitsmith verify accepted provenance as an image signature: exit %d\n%s", code, stdout)
 	}
+}
+
+// TestSignKeyIntegration signs with a cosign key pair, a timestamp and a
+// Rekor v2 entry, and checks the signatures both ways with cosign.
+func TestSignKeyIntegration(t *testing.T) {
+	s, ok := stack.Env(t)
+	if !ok {
+		t.Skip("no Sigstore stack; run scripts/test.sh")
+	}
+	dir := t.TempDir()
+	priv, pub, err := cryptoutils.GeneratePEMEncodedECDSAKeyPair(elliptic.P256(), cryptoutils.StaticPasswordFunc([]byte("s3cret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile, pubFile := filepath.Join(dir, "cosign.key"), filepath.Join(dir, "cosign.pub")
+	if err := os.WriteFile(keyFile, priv, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pubFile, pub, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := at.Registry(t, true)
+
+	t.Run("kitsmith signs, cosign and kitsmith verify", func(t *testing.T) {
+		ref := pushKit(t, reg, "keyed")
+		e := env{"COSIGN_PASSWORD": "s3cret"}
+		if stdout, stderr, code := runCLIEnv(t, e, "sign", "--key", keyFile, "--tsa-url", s.TSAURL, "--rekor-url", s.RekorURL, ref); code != exitOK {
+			t.Fatalf("kitsmith sign --key: exit %d\n%s%s", code, stdout, stderr)
+		}
+		if out, err := cosignCLI(t, s, "verify", "--key", pubFile, "--trusted-root", s.TrustedRoot, ref); err != nil {
+			t.Errorf("cosign verify --key: %v\n%s", err, out)
+		}
+		if stdout, stderr, code := runCLI(t, "verify", "--key", pubFile, "--trusted-root", s.TrustedRoot, ref); code != exitOK || !strings.Contains(stdout, "log index") {
+			t.Errorf("kitsmith verify --key: exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
+	t.Run("cosign signs, kitsmith verifies", func(t *testing.T) {
+		ref := pushKit(t, reg, "cosign-keyed")
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, s.Cosign, "sign", "--yes", "--key", keyFile, "--signing-config", s.SigningConfig, "--trusted-root", s.TrustedRoot, ref)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "SIGSTORE_NO_CACHE=1", "COSIGN_PASSWORD=s3cret")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("cosign sign --key: %v\n%s", err, out)
+		}
+		if stdout, stderr, code := runCLI(t, "verify", "--key", pubFile, "--trusted-root", s.TrustedRoot, ref); code != exitOK {
+			t.Errorf("kitsmith verify --key: exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
 }
 
 // copyBundle attaches the bundle in file to the kit at ref, as someone

@@ -62,7 +62,8 @@ signed timestamp), and matches the policy:
 
 The trusted root is public-good Sigstore's (through TUF, cached in
 --tuf-cache) unless --trusted-root names one, which also verifies offline.
-With --key PUB.pem, signatures made with that key are verified instead.
+With --key PUB.pem, signatures made with that key are verified instead; their
+log entry and timestamps against --trusted-root, or --insecure-ignore-tlog.
 
 Exit status: 0 at least one signature satisfies the policy; 1 none does (the
 reason for each is printed) or the kit has none; 2 usage, configuration or
@@ -85,7 +86,10 @@ I/O error.`,
   # offline: a copied trusted root and an OCI layout
   kitsmith verify --trusted-root trusted_root.json --policy signers.json oci:out/tool
 
-  # a kit signed with kitsmith sign --key
+  # a kit signed with kitsmith sign --key, logged in a private instance's Rekor
+  kitsmith verify --key cosign.pub --trusted-root trusted_root.json registry.example.org/kits/tool:1.2.0
+
+  # air-gapped: signed with kitsmith sign --key --tlog-upload=false
   kitsmith verify --key cosign.pub --insecure-ignore-tlog oci:out/tool`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: refCompletion,
@@ -217,6 +221,15 @@ func (o *verifierFlags) verifier(ctx context.Context, e env) (*sign.Verifier, er
 		}
 		if trust, err = sign.PublicKeyTrust(pub); err != nil {
 			return nil, asUsage(err, "")
+		}
+		if o.trustedRoot != "" {
+			// The log entry and timestamps are checked against the
+			// instance's logs and authorities.
+			tr, _, err := o.sigstoreFlags.load(ctx, e, false)
+			if err != nil {
+				return nil, err
+			}
+			trust = root.TrustedMaterialCollection{trust, tr}
 		}
 	} else {
 		tr, _, err := o.sigstoreFlags.load(ctx, e, false)

@@ -16,6 +16,10 @@
 //
 // The package reads no environment variable and prints nothing: identity
 // tokens come from a TokenSource the caller chooses, service URLs and
-// trusted material from the caller (NewServices, PublicGood). A token never
-// appears in an error.
+// trusted material from the caller (ServicesFromSigningConfig,
+// LoadTrustedRoot, PublicGood). A token never appears in an error.
+//
+// Package signtest is an in-process Sigstore (certificate authority,
+// timestamp authority, Fulcio endpoint, memory ReferrerStore) for tests of
+// code that signs or verifies.
 package sign

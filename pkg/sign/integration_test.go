@@ -113,7 +113,8 @@ func TestIntegrationKeyless(t *testing.T) {
 
 // TestIntegrationFulcioTSAWithoutLog signs with no transparency log: the
 // default verifier rejects it, WithoutTlogUnsafe accepts it on the
-// timestamp.
+// timestamp; signed with Fulcio alone (no timestamp either), it is
+// rejected even so.
 func TestIntegrationFulcioTSAWithoutLog(t *testing.T) {
 	s, tr, svc := liveStack(t)
 	ctx := context.Background()
@@ -137,6 +138,16 @@ func TestIntegrationFulcioTSAWithoutLog(t *testing.T) {
 	}
 	res, err = v.Verify(ctx, storeWith(k, b)(t), k, good)
 	checkVerify(t, res, err, nil, "")
+
+	// With Fulcio alone, nothing says when the signature was made: its
+	// 10-minute certificate cannot be checked, now or later.
+	bare := liveSigner(t, tr, svc, sign.StaticToken(s.Token(t, stack.Email, nil)))
+	bb, err := bare.Sign(ctx, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = v.Verify(ctx, storeWith(k, bb)(t), k, good)
+	checkVerify(t, res, err, &sign.VerificationError{}, "no signed timestamp and no log entry")
 }
 
 // TestIntegrationGitHubActions gets the token the way a workflow does and
