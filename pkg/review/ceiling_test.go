@@ -223,7 +223,7 @@ func TestParsePolicyRefusals(t *testing.T) {
 		{"no issuer", "policyVersion: \"1\"\nsigners: [{identity: a}]\n", "exactly one of issuer"},
 		{"unanchored", "policyVersion: \"1\"\nsigners: [{identityRegexp: 'https://github.com/org/', issuer: i}]\n", "not anchored"},
 		{"bad regexp", "policyVersion: \"1\"\nsigners: [{identityRegexp: '^(a$', issuer: i}]\n", "identityRegexp"},
-		{"host pattern", "policyVersion: \"1\"\nceiling: {network: {runtime: [a.*.example.org]}}\n", "wildcard"},
+		{"host pattern", "policyVersion: \"1\"\nceiling: {network: {runtime: [a.*.example.org]}}\n", "wildcard stands only first"},
 		{"path pattern", "policyVersion: \"1\"\nceiling: {volumes: [data/**]}\n", "not a path pattern"},
 		{"baseline", "policyVersion: \"1\"\nceiling: {baseline: {digest: sha256:abc}}\n", "64 hex"},
 		{"empty", "", "empty"},

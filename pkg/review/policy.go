@@ -153,10 +153,58 @@ func ParsePolicy(name string, src []byte) (*Policy, error) {
 		return nil, fmt.Errorf("%s: %w: %w", name, ErrPolicy, err)
 	}
 	p.file = name
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err == nil {
+		if err := stringsQuoted(&doc, ""); err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", name, ErrPolicy, err)
+		}
+	}
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", name, ErrPolicy, err)
 	}
 	return &p, nil
+}
+
+// stringKeys are the policy keys whose values, or list items, are
+// strings.
+var stringKeys = map[string]bool{
+	"policyVersion": true, "identity": true, "identityRegexp": true, "issuer": true, "issuerRegexp": true,
+	"repository": true, "ref": true, "trigger": true, "name": true, "sha": true, "digest": true, "surface": true,
+	"install": true, "runtime": true, "credentials": true, "hostMounts": true, "volumes": true, "skills": true, "services": true,
+}
+
+// stringsQuoted refuses a null and a string field written as another
+// YAML scalar (policyVersion: 1, sha: 0123), which the decoder would take
+// as empty or as text but the schema, and an editor using it, refuse.
+func stringsQuoted(n *yaml.Node, key string) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := stringsQuoted(c, ""); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if err := stringsQuoted(n.Content[i+1], n.Content[i].Value); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := stringsQuoted(c, key); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return fmt.Errorf("line %d: %s is null; give it a value or remove it", n.Line, key)
+		}
+		if stringKeys[key] && n.Tag != "!!str" {
+			return fmt.Errorf("line %d: %s: %q is not a string; quote it", n.Line, key, n.Value)
+		}
+	}
+	return nil
 }
 
 func (p *Policy) baselineSpec() *Baseline {
@@ -239,21 +287,22 @@ func nonEmpty(s string) error {
 	return nil
 }
 
+// hostPatternRE and pathPatternRE are the item patterns of
+// schemas/policy.schema.json.
+var (
+	hostPatternRE = regexp.MustCompile(`^(\*\*?|(\*\*?\.)?[^*/ :]+(:[0-9]+)?)$`)
+	pathPatternRE = regexp.MustCompile(`^/[^*]*(/\*\*)?$`)
+)
+
 func checkHostPattern(s string) error {
-	if s == "" || strings.ContainsAny(s, " /") {
-		return fmt.Errorf("%q is not a host pattern: write host, host:port, *.domain, **.domain, * or **", s)
-	}
-	name, _, _ := strings.Cut(s, ":")
-	if i := strings.LastIndex(name, "*"); i >= 0 && name != "*" && name != "**" &&
-		!(strings.HasPrefix(name, "*.") && i == 0) && !(strings.HasPrefix(name, "**.") && i == 1) {
-		return fmt.Errorf("%q: a wildcard stands only first, as *.domain or **.domain", s)
+	if !hostPatternRE.MatchString(s) {
+		return fmt.Errorf("%q is not a host pattern: write host, host:port, *.domain or **.domain (a wildcard stands only first), * or **", s)
 	}
 	return nil
 }
 
 func checkPathPattern(s string) error {
-	p := strings.TrimSuffix(s, "/**")
-	if !strings.HasPrefix(p, "/") || strings.Contains(p, "*") {
+	if !pathPatternRE.MatchString(s) {
 		return fmt.Errorf("%q is not a path pattern: write an absolute path, or a directory followed by /**", s)
 	}
 	return nil

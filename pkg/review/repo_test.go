@@ -16,7 +16,9 @@ import (
 	"github.com/kitsmith/kitsmith/schemas"
 )
 
-func policySchema(t *testing.T) *jsonschema.Schema {
+func policySchema(t *testing.T) *jsonschema.Schema { return policySchemaF(t) }
+
+func policySchemaF(t testing.TB) *jsonschema.Schema {
 	t.Helper()
 	b, err := fs.ReadFile(schemas.FS(), schemas.Policy)
 	if err != nil {
