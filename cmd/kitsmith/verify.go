@@ -14,6 +14,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/spf13/cobra"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/sign"
@@ -368,10 +369,18 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	if err := writeSignatures(out, name, res); err != nil || ceiling == nil {
+	// Identities, reasons and grants come from certificates and the kit:
+	// escaped, so that none can drive the terminal.
+	w := textsafe.NewWriter(out)
+	if err := writeSignatures(w, name, res); err != nil {
 		return err
 	}
-	return review.WriteCeiling(out, ceiling, review.FormatText)
+	if ceiling != nil {
+		if err := review.WriteCeiling(w, ceiling, review.FormatText); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
 }
 
 // writeSignatures prints each signature's verdict as text.

@@ -188,3 +188,18 @@ func stableVerifyOutput(s, reg string) string {
 	s = strings.ReplaceAll(s, testIssuer, "ISSUER")
 	return localURLRE.ReplaceAllString(s, "http://127.0.0.1:PORT")
 }
+
+// TestVerifyTextEscapes: a signer identity from a certificate cannot drive
+// the terminal verify prints on.
+func TestVerifyTextEscapes(t *testing.T) {
+	f := newSignFixture(t)
+	ref := f.refs["layout"]
+	evil := "dev\x1b]0;pwned\x07@example.org"
+	if _, stderr, code := runCLI(t, f.signArgs("--identity-token", signtest.Token(evil), ref)...); code != exitOK {
+		t.Fatalf("sign: exit %d\n%s", code, stderr)
+	}
+	stdout, _, code := runCLI(t, f.verifyArgs("--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, ref)...)
+	if code != exitFindings || strings.ContainsAny(stdout, "\x1b\x07") || !strings.Contains(stdout, `dev\x1b]0;pwned\x07@example.org`) {
+		t.Errorf("exit %d, output %q; want the identity escaped", code, stdout)
+	}
+}
