@@ -91,11 +91,12 @@ func TestBuildDestinations(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"archive onto a FIFO", []string{"--output", "oci-archive:" + fifo}, "--output oci-archive:" + fifo + ": " + fifo + " exists and is not a regular file"},
-		{"archive onto a directory", []string{"--output", "oci-archive:" + notLayout}, "is not a regular file"},
-		{"layout into a non-layout directory", []string{"--output", "oci:" + notLayout}, "non-empty directory without an oci-layout file"},
-		{"layout onto a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt")}, "is not a directory"},
-		{"under a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt", "sub", "x")}, "not a directory"},
+		{"archive onto a FIFO", []string{"--output", "oci-archive:" + fifo}, `--output "oci-archive:` + fifo + `" names ` + fifo + ", which is a FIFO; an archive replaces only a regular file"},
+		{"archive onto a directory", []string{"--output", "oci-archive:" + notLayout}, "which is a directory; an archive is a file (write a layout with oci:" + notLayout + ")"},
+		{"layout into a non-layout directory", []string{"--output", "oci:" + notLayout}, "a non-empty directory that is not an OCI layout; choose another directory or empty it"},
+		{"layout onto a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt")}, "which is a regular file, not a directory; write an archive with oci-archive:"},
+		{"under a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt", "sub", "x")}, "keep.txt, which is a regular file, not a directory"},
+		{"not an output", []string{"--output", "out/x"}, `--output "out/x" is not an output: write oci:DIR or oci-archive:FILE`},
 		{"metadata file in a missing directory", []string{"--output", "oci:" + good, "--metadata-file", filepath.Join(dir, "no", "m.json")}, "--metadata-file"},
 		{"metadata file onto a FIFO", []string{"--output", "oci:" + good, "--metadata-file", fifo}, "--metadata-file " + fifo + ": exists and is not a regular file"},
 		{"metadata file onto a directory", []string{"--output", "oci:" + good, "--metadata-file", notLayout}, "is not a regular file"},

@@ -1,68 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
-
-	"github.com/kitsmith/kitsmith/pkg/build"
 )
-
-// checkOutputDest refuses, before anything is built or written, an --output
-// destination kitsmith would have to destroy or cannot write: an
-// oci-archive: path that is not a regular file (a directory, device, FIFO,
-// socket or symbolic link), an oci: path that is not a directory, or a
-// non-empty directory that is not an OCI layout; and a destination under a
-// path that is not a directory. Missing parent directories are created by
-// the build.
-func checkOutputDest(out build.Output) error {
-	dest := out.Dest
-	for parent := filepath.Dir(dest); ; parent = filepath.Dir(parent) {
-		fi, err := os.Stat(parent)
-		if err == nil && !fi.IsDir() {
-			return usageErrorf("--output %s: %s is not a directory", out, parent)
-		}
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || filepath.Dir(parent) == parent {
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return usageErrorf("--output %s: %v", out, err)
-			}
-			break
-		}
-	}
-	fi, err := os.Lstat(dest)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return usageErrorf("--output %s: %v", out, err)
-	}
-	switch out.Type {
-	case build.OutputOCIArchive:
-		if !fi.Mode().IsRegular() {
-			return usageErrorf("--output %s: %s exists and is not a regular file (%s); remove it or name another path", out, dest, fi.Mode().Type())
-		}
-	case build.OutputOCI:
-		if !fi.IsDir() {
-			return usageErrorf("--output %s: %s exists and is not a directory (%s)", out, dest, fi.Mode().Type())
-		}
-		if _, err := os.Lstat(filepath.Join(dest, "oci-layout")); err == nil {
-			return nil
-		}
-		entries, err := os.ReadDir(dest)
-		if err != nil {
-			return usageErrorf("--output %s: %v", out, err)
-		}
-		if len(entries) > 0 {
-			return usageErrorf("--output %s: %s is a non-empty directory without an oci-layout file; kitsmith writes only into an empty directory or an OCI layout", out, dest)
-		}
-	}
-	return nil
-}
 
 // localRefHint returns a "did you mean" hint when ref, read as a registry
 // reference, would go to the default registry (no host in it) but names a
