@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,17 +46,22 @@ func TestUsageErrorsTyped(t *testing.T) {
 // sent to Docker Hub.
 func TestLocalRefHint(t *testing.T) {
 	t.Chdir(t.TempDir())
-	if err := os.MkdirAll("out", 0o755); err != nil {
+	if err := errors.Join(os.MkdirAll("out", 0o755), os.MkdirAll("src", 0o755)); err != nil {
 		t.Fatal(err)
 	}
 	at.WriteLayout(t, "out/hello", "1.0.0", at.Mixin(t).Index(t))
 	at.TarLayout(t, "out/hello", "out/hello.tar")
+	writeFile(t, "src/src.yaml", "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: mixin\n")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"inspect", "out/hello"}, "hint: did you mean oci:out/hello?"},
 		{[]string{"check", "out/hello.tar"}, "hint: did you mean oci-archive:out/hello.tar?"},
+		{[]string{"check", "src"}, "hint: src is a kit source, not a kit image: build one with 'kitsmith build --output oci:out src'"},
+		{[]string{"inspect", "src/src.yaml"}, "hint: src/src.yaml is a kit source, not a kit image"},
+		{[]string{"diff", "out/hello", "src"}, "hint: out/hello is an OCI layout; did you mean oci:out/hello?"},
+		{[]string{"resolve", "out/hello.tar"}, "hint: did you mean oci-archive:out/hello.tar?"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
@@ -10,7 +11,8 @@ import (
 
 // localRefHint returns a "did you mean" hint when ref, read as a registry
 // reference, would go to the default registry (no host in it) but names a
-// local OCI layout directory or archive file; otherwise "".
+// local path: oci: for an OCI layout directory, oci-archive: for another
+// file, and the way to build a kit image for a kit source; otherwise "".
 func localRefHint(ref string) string {
 	if strings.HasPrefix(ref, artifact.LayoutPrefix) || strings.HasPrefix(ref, artifact.ArchivePrefix) {
 		return ""
@@ -23,12 +25,44 @@ func localRefHint(ref string) string {
 	switch {
 	case err != nil:
 		return ""
-	case fi.IsDir():
+	case isLayoutDir(ref):
 		return "hint: did you mean " + artifact.LayoutPrefix + ref + "? (a local OCI layout directory; write docker.io/" + ref + " for Docker Hub)"
+	case fi.IsDir() || isKitSourceFile(ref):
+		return "hint: " + ref + " is a kit source, not a kit image: build one with 'kitsmith build --output " + artifact.LayoutPrefix + "out " + ref +
+			"' and name " + artifact.LayoutPrefix + "out (kitsmith validate and lint judge a source)"
 	case fi.Mode().IsRegular():
 		return "hint: did you mean " + artifact.ArchivePrefix + ref + "? (a local OCI archive; write docker.io/" + ref + " for Docker Hub)"
 	}
 	return ""
+}
+
+// sourcePathHint returns a "did you mean" hint when path, read as a kit
+// source, is an OCI layout directory or an archive; otherwise "".
+func sourcePathHint(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return ""
+	case isLayoutDir(path):
+		return "hint: " + path + " is an OCI layout; did you mean " + artifact.LayoutPrefix + path + "?"
+	case fi.Mode().IsRegular() && strings.HasSuffix(path, ".tar"):
+		return "hint: did you mean " + artifact.ArchivePrefix + path + "? (a kit image archive)"
+	}
+	return ""
+}
+
+// isLayoutDir reports whether dir holds an oci-layout file.
+func isLayoutDir(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "oci-layout"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// isKitSourceFile reports whether path is named like a kit descriptor or
+// Dockerfile.
+func isKitSourceFile(path string) bool {
+	base := filepath.Base(path)
+	return strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml") ||
+		strings.HasSuffix(base, ".dockerfile") || strings.HasPrefix(base, "Dockerfile")
 }
 
 // checkRegularFile refuses, by its metadata and before it is opened, a

@@ -18,8 +18,9 @@ const gcPercent = 400
 
 // memoryLimit is the soft memory limit of a run, unless GOMEMLIMIT is set:
 // with gcPercent alone, reading a layer of tens of thousands of long links
-// grows the heap to four times what is live; near the limit the collector
-// runs as often as GOGC=100 would, keeping such a run under 256 MiB.
+// lets the heap grow to five times what is live; near the limit the
+// collector runs more often than gcPercent says, keeping such a run under
+// 256 MiB.
 const memoryLimit = 192 << 20
 
 // Exit codes.
