@@ -219,12 +219,16 @@ func (o *publishOptions) run(ctx context.Context, ro *rootOptions, out, errOut i
 		return werr
 	}
 	if failed := res.Failed(); len(failed) > 0 {
-		names := make([]string, len(failed))
+		names, errs := make([]string, len(failed)), make([]error, len(failed))
 		for i, k := range failed {
-			names[i] = fmt.Sprintf("%s at %s", k.Kit, k.FailedStage())
+			names[i], errs[i] = fmt.Sprintf("%s at %s", k.Kit, k.FailedStage()), k.Err
 		}
-		return &exitError{code: exitFindings, err: fmt.Errorf("%d of %d kit%s not published, no tag written for %s: %s",
-			len(failed), len(res.Kits), plural(len(res.Kits)), pronoun(len(failed)), strings.Join(names, "; "))}
+		err := fmt.Errorf("%d of %d kit%s not published, no tag written for %s: %s",
+			len(failed), len(res.Kits), plural(len(res.Kits)), pronoun(len(failed)), strings.Join(names, "; "))
+		if hint := accessHint(errs); hint != "" {
+			return asUsage(err, hint) // the registry could not be used: exit 2, as in every command
+		}
+		return &exitError{code: exitFindings, err: err}
 	}
 	return nil
 }
