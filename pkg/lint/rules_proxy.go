@@ -47,8 +47,8 @@ var proxyEnvOverride = &Rule{
 			}
 		}
 		for _, h := range in.Hooks {
-			if h.Script == nil || h.Via != "" {
-				continue // a staged script is a lifecycle file, checked below
+			if h.Script == nil || h.Via != "" && h.Source == "" {
+				continue // a staged lifecycle file is checked below
 			}
 			for _, a := range h.Script.Assignments() {
 				if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) {

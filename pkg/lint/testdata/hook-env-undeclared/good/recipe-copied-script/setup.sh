@@ -1,0 +1,4 @@
+#!/bin/sh
+set -eu
+mode="${FIXTURE_MODE:-dev}"
+echo "port ${FIXTURE_PORT} $mode" > "$WORKSPACE_DIR/.fixture"
