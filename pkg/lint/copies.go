@@ -253,8 +253,13 @@ func shellScript(name, src string) bool {
 	if len(f) == 0 {
 		return false
 	}
-	switch base(f[0]) {
-	case "sh", "bash", "dash", "ash", "zsh", "ksh":
+	return isShell(base(f[0]))
+}
+
+// isShell reports a shell program's name.
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "dash", "ash", "zsh", "ksh", "mksh":
 		return true
 	}
 	return false

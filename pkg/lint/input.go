@@ -217,8 +217,7 @@ func (in *Input) stagedScripts() []*Hook {
 // written, and whether a shell reads it (sh file, . file) rather than the
 // file being run itself; "" when c runs none (sh -c '…', a program).
 func runTarget(h *Hook, c Command) (string, bool) {
-	switch c.Name {
-	case "sh", "bash", "dash", "ash", "zsh", ".", "source":
+	if isShell(c.Name) || c.Name == "." || c.Name == "source" {
 		for _, a := range c.Args {
 			if a == "-c" {
 				return "", false // the script is inline, not a file
@@ -286,9 +285,7 @@ func shellScriptArg(argv []string) int {
 	if len(argv) < 3 {
 		return -1
 	}
-	switch base := argv[0][strings.LastIndexByte(argv[0], '/')+1:]; base {
-	case "sh", "bash", "dash", "ash", "zsh":
-	default:
+	if !isShell(base(argv[0])) {
 		return -1
 	}
 	for j := 1; j < len(argv)-1; j++ {
