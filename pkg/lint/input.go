@@ -213,6 +213,21 @@ func (in *Input) stagedScripts() []*Hook {
 	return out
 }
 
+// firstRun reports whether h is the first hook of a loop to run its
+// script (seen records them): rules that judge a script's text rather than
+// the hook's env or phase report a staged script that several hooks run
+// once. A hook without a script is always first.
+func firstRun(seen map[*Script]bool, h *Hook) bool {
+	if h.Script == nil {
+		return true
+	}
+	if seen[h.Script] {
+		return false
+	}
+	seen[h.Script] = true
+	return true
+}
+
 // runTarget returns the file command c of hook h runs as a script, as
 // written, and whether a shell reads it (sh file, . file) rather than the
 // file being run itself; "" when c runs none (sh -c '…', a program).

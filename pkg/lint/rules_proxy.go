@@ -46,8 +46,9 @@ var proxyEnvOverride = &Rule{
 					"arg %q is exported as %s; %s", name, a.Env, proxyWhy))
 			}
 		}
+		seen := map[*Script]bool{}
 		for _, h := range in.Hooks {
-			if h.Script == nil || h.Via != "" && h.Source == "" {
+			if h.Script == nil || h.Via != "" && h.Source == "" || !firstRun(seen, h) {
 				continue // a staged lifecycle file is checked below
 			}
 			for _, a := range h.Script.Assignments() {

@@ -155,8 +155,9 @@ func (s *secretScan) contextFiles() {
 }
 
 func (s *secretScan) hooks() {
+	seen := map[*Script]bool{}
 	for _, h := range s.in.Hooks {
-		if h.Via != "" && h.Source == "" {
+		if h.Via != "" && h.Source == "" || !firstRun(seen, h) {
 			continue // a staged lifecycle file: files() scans it
 		}
 		if h.Script != nil {
