@@ -300,7 +300,7 @@ func TestSignVerifyKey(t *testing.T) {
 // issue names.
 func TestSignVerifyHelp(t *testing.T) {
 	for cmd, wants := range map[string][]string{
-		"sign":   {"GitHub Actions", "id-token: write", "--trusted-root trusted_root.json --signing-config", "--key cosign.key", "Exit status"},
+		"sign": {"GitHub Actions", "id-token: write", "--trusted-root trusted_root.json --signing-config", "--key cosign.key", "Exit status"},
 		"verify": {"token.actions.githubusercontent.com", "--certificate-github-workflow-trigger", "private instance", "offline", "--policy", "Exit status",
 			"permission ceiling", "--kit-arg", "beyond the ceiling", "--policy kits/policy.yaml"},
 		"publish": {"--policy", "permission ceiling", "stage \"policy\"", "kind: set is resolved"},
