@@ -136,6 +136,10 @@ func TestRunPolicy(t *testing.T) {
 			if diff := cmp.Diff([]string(nil), f.j.calls); diff != "" || k.Tagged {
 				t.Errorf("registry calls (-want +got):\n%s", diff)
 			}
+			m := res.Metadata().Kits[0]
+			if len(m.CeilingViolations) != 1 || m.CeilingViolations[0].Grant != "telemetry.example.net" || m.CeilingViolations[0].At == nil || m.FailedStage != string(StagePolicy) {
+				t.Errorf("metadata: failed at %s, violations %+v", m.FailedStage, m.CeilingViolations)
+			}
 		})
 	}
 	o := newFixture().options(t)
