@@ -382,8 +382,9 @@ var unverifiedDownload = &Rule{
 	Fix: "Download to a file, verify it (echo \"<sha256>  tool\" | sha256sum -c, or cosign verify-blob), then run or install it; in a recipe, ADD --checksum=sha256:<digest> <url> <dest>.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
+		seen := map[*Script]bool{}
 		for _, h := range in.Hooks {
-			if h.Script != nil {
+			if h.Script != nil && firstRun(seen, h) {
 				out = append(out, unverified(h.Script, h.Label())...)
 			}
 		}
