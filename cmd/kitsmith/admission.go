@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"gopkg.in/yaml.v3"
@@ -72,25 +71,6 @@ func loadPolicy(path string) (*review.Policy, error) {
 		return nil, usageErrorf("%v", err)
 	}
 	return p, nil
-}
-
-// ceilingVerdict judges the kit in a against the policy's permission
-// ceiling (the published descriptor, effective with review.WithKitArgs
-// and the defaults) and writes the verdict in format (text or json).
-// Violations exit 1; a baseline that cannot be read exits 2. A policy
-// without a ceiling passes.
-func ceilingVerdict(ctx context.Context, out io.Writer, a *artifact.Artifact, p *review.Policy, format string, opts ...review.CeilingOption) error {
-	r, err := checkCeiling(ctx, a, p, opts...)
-	if err != nil {
-		return err
-	}
-	if err := review.WriteCeiling(out, r, format); err != nil {
-		return fmt.Errorf("writing the ceiling verdict: %w", err)
-	}
-	if !r.OK() {
-		return errFindings
-	}
-	return nil
 }
 
 // checkCeiling judges the kit in a against the policy's ceiling; failing

@@ -89,6 +89,12 @@ func TestVerifyPolicyCLI(t *testing.T) {
 	ceilingOnly := writePolicy(t, dir, "ceiling.yaml", "policyVersion: \"1\"\n"+ceiling)
 	baseline := writePolicy(t, dir, "baseline.yaml", trustedSigners+"ceiling:\n  network:\n    runtime: [\"**\"]\n  baseline:\n    digest: "+f.v1Digest+"\n")
 	missingBaseline := writePolicy(t, dir, "missing.yaml", trustedSigners+"ceiling:\n  network:\n    runtime: [\"**\"]\n  baseline:\n    digest: sha256:"+strings.Repeat("0", 64)+"\n")
+	surface, stderr, code := runCLI(t, "inspect", "--format", "json", f.v1Lay)
+	if code != exitOK {
+		t.Fatalf("inspect: exit %d\n%s", code, stderr)
+	}
+	writePolicy(t, dir, "tool.surface.json", surface)
+	surfaceBaseline := writePolicy(t, dir, "surface.yaml", trustedSigners+"ceiling:\n  network:\n    runtime: [\"**\"]\n  baseline:\n    surface: tool.surface.json\n")
 	workflow := writePolicy(t, dir, "workflow.yaml", trustedSigners+"githubWorkflow:\n  repository: example/kits\n"+ceiling)
 	tests := []struct {
 		name string
@@ -116,6 +122,10 @@ func TestVerifyPolicyCLI(t *testing.T) {
 		{"baseline widened", f.verifyArgs("--policy", baseline, f.v2), exitFindings,
 			[]string{"network.runtime.allow upload.example.net widens the pinned baseline [ceiling.baseline]"}, ""},
 		{"baseline itself", f.verifyArgs("--policy", baseline, f.v1), exitOK,
+			[]string{"stays within the permission ceiling"}, ""},
+		{"surface baseline widened, offline on a layout", f.verifyArgs("--policy", surfaceBaseline, f.v2Lay), exitFindings,
+			[]string{"network.runtime.allow upload.example.net widens the pinned baseline [ceiling.baseline]"}, ""},
+		{"surface baseline itself", f.verifyArgs("--policy", surfaceBaseline, f.v1Lay), exitOK,
 			[]string{"stays within the permission ceiling"}, ""},
 		{"baseline unreadable", f.verifyArgs("--policy", missingBaseline, f.v2), exitUsage,
 			[]string{"reading the baseline"}, ""},
