@@ -47,3 +47,21 @@ func TestMistakesSayWhatToChange(t *testing.T) {
 		})
 	}
 }
+
+// TestPublishKeyExampleRuns runs publish's --key Example against an
+// in-process registry: as written before, it failed for want of a
+// transparency log.
+func TestPublishKeyExampleRuns(t *testing.T) {
+	priv, _ := keyPair(t)
+	ref := at.Registry(t, true) + "/kits/gh:1.2.0"
+	decl := filepath.Join(buildKits, "decl-mixin")
+	stdout, stderr, code := runCLI(t, "publish", "--progress", "quiet", "--key", priv, "--tlog-upload=false", "--recursive", "-t", ref, decl)
+	if code != exitOK || !strings.Contains(stdout, "verified") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, line := range exampleCommands(newPublishCmd(&rootOptions{}).Example) {
+		if strings.Contains(line, "--key") && !strings.Contains(line, "--tlog-upload=false") && !strings.Contains(line, "--rekor-url") && !strings.Contains(line, "--signing-config") {
+			t.Errorf("example %q signs with a key and names no transparency log", line)
+		}
+	}
+}
