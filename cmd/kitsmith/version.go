@@ -12,8 +12,8 @@ import (
 func newVersionCmd(_ *rootOptions) *cobra.Command {
 	f := newFormatFlag("text", "json")
 	cmd := &cobra.Command{
-		Use:     "version",
-		Short:   "Print kitsmith's version",
+		Use:   "version",
+		Short: "Print kitsmith's version",
 		Long: `Print kitsmith's version, the VCS revision it was built from when known and,
 with --format json, the Go version.
 
