@@ -29,20 +29,24 @@ type buildStage struct {
 	copies  []recipeCopy
 }
 
-// finalStage returns the working directory of the image the recipe builds
-// and the copies of kit files into it (by its last stage and the stages
-// that one is built FROM), in order, with WORKDIR-relative destinations
-// resolved. Copies from another stage
+// stageAt returns the working directory and the copies of kit files of
+// the stage that instruction stop is in, as they are just before it (at the
+// end of the last stage, the image the recipe builds, when stop is nil):
+// the copies of that stage and of the stages it is built FROM, in order,
+// with WORKDIR-relative destinations resolved. Copies from another stage
 // or image (--from), ADD of URLs and git repositories, --parents copies,
 // here-documents, and paths holding variables are left out; so are
 // relative destinations under an unknown WORKDIR (a base image's).
-func (d *Dockerfile) finalStage() buildStage {
+func (d *Dockerfile) stageAt(stop *parser.Node) buildStage {
 	if d == nil {
 		return buildStage{}
 	}
 	stages := map[string]*buildStage{}
 	var cur *buildStage
 	for _, n := range d.Instructions() {
+		if n == stop {
+			break
+		}
 		switch kw := strings.ToLower(n.Value); {
 		case kw == "from" && n.Next != nil:
 			image := strings.ToLower(n.Next.Value)
@@ -173,7 +177,11 @@ var pathDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/
 // when shell is false (the file is run directly) and the file is no shell
 // script by its #! line or its name.
 func (in *Input) copiedScript(target string, shell bool) (*Script, string, string) {
-	img := in.image()
+	return in.copiedScriptIn(in.image(), target, shell)
+}
+
+// copiedScriptIn is copiedScript in the stage img, as stageAt returns it.
+func (in *Input) copiedScriptIn(img buildStage, target string, shell bool) (*Script, string, string) {
 	copies := img.copies
 	if len(copies) == 0 {
 		return nil, "", ""
@@ -269,7 +277,7 @@ func isShell(name string) bool {
 // Input.
 func (in *Input) image() buildStage {
 	if in.once("image") {
-		in.final = in.Recipe.finalStage()
+		in.final = in.Recipe.stageAt(nil)
 	}
 	return in.final
 }

@@ -390,10 +390,36 @@ var unverifiedDownload = &Rule{
 		}
 		for _, r := range in.runScripts() {
 			out = append(out, unverified(r.script, "a recipe RUN step")...)
+			out = append(out, in.unverifiedRunCopies(r, seen)...)
 		}
 		out = append(out, in.uncheckedAdds()...)
 		return out
 	},
+}
+
+// unverifiedRunCopies judges the scripts a recipe RUN step runs that an
+// earlier COPY or ADD of its stage took from the kit (RUN sh
+// /tmp/install.sh), each script once (seen records them).
+func (in *Input) unverifiedRunCopies(r runScript, seen map[*Script]bool) []Finding {
+	var img *buildStage // computed for the first command that runs a file
+	var out []Finding
+	for _, c := range r.script.Commands() {
+		target, shell := runTarget(&Hook{}, c)
+		if target == "" {
+			continue
+		}
+		if img == nil {
+			st := in.Recipe.stageAt(r.node)
+			img = &st
+		}
+		s, via, _ := in.copiedScriptIn(*img, target, shell)
+		if s == nil || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, unverified(s, "a recipe RUN step (running "+via+")")...)
+	}
+	return out
 }
 
 // uncheckedAdds reports recipe ADD <url> <dest> without --checksum whose
