@@ -80,9 +80,9 @@ func loadPolicy(path string) (*review.Policy, error) {
 // Violations exit 1; a baseline that cannot be read exits 2. A policy
 // without a ceiling passes.
 func ceilingVerdict(ctx context.Context, out io.Writer, a *artifact.Artifact, p *review.Policy, format string, opts ...review.CeilingOption) error {
-	r, err := review.CheckArtifact(ctx, a, p, opts...)
+	r, err := checkCeiling(ctx, a, p, opts...)
 	if err != nil {
-		return usageErrorf("checking the permission ceiling: %v", err)
+		return err
 	}
 	if err := review.WriteCeiling(out, r, format); err != nil {
 		return fmt.Errorf("writing the ceiling verdict: %w", err)
@@ -91,4 +91,15 @@ func ceilingVerdict(ctx context.Context, out io.Writer, a *artifact.Artifact, p 
 		return errFindings
 	}
 	return nil
+}
+
+// checkCeiling judges the kit in a against the policy's ceiling; failing
+// to (a descriptor or a baseline that cannot be read, an undeclared kit
+// arg) is a usage or I/O error (exit 2).
+func checkCeiling(ctx context.Context, a *artifact.Artifact, p *review.Policy, opts ...review.CeilingOption) (*review.CeilingResult, error) {
+	r, err := review.CheckArtifact(ctx, a, p, opts...)
+	if err != nil {
+		return nil, usageErrorf("checking the permission ceiling: %v", err)
+	}
+	return r, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/internal/gitdate"
 	"github.com/kitsmith/kitsmith/internal/textsafe"
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -168,13 +169,13 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 	for _, s := range o.outputs {
 		out, err := build.ParseOutput(s)
 		if err != nil {
-			return bo, usageErrorf("--output: %v", err)
+			return bo, destinationError("--output", err)
 		}
 		if out.Type == build.OutputRegistry {
 			return bo, usageErrorf("--output %s: push with --tag REF --push", s)
 		}
-		if err := checkOutputDest(out); err != nil {
-			return bo, err
+		if err := artifact.CheckDestination(out.Reference()); err != nil {
+			return bo, destinationError("--output", err)
 		}
 		if out.Tag == "" {
 			out.Tag = tag

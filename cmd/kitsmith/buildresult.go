@@ -34,7 +34,22 @@ func buildError(errOut io.Writer, k *spec.Kit, err error) error {
 	case errors.As(err, &de), errors.Is(err, build.ErrNoSolver):
 		return asUsage(err, "")
 	}
+	if ue := registryAccessError(err); ue != nil {
+		return ue
+	}
+	if dest, ok := errors.AsType[*artifact.DestinationError](err); ok {
+		return destinationError(destinationFlag(dest.Ref), err)
+	}
 	return &exitError{code: exitFindings, err: err}
+}
+
+// destinationFlag names the build flag that gave the destination ref: a
+// registry reference comes from --tag, a layout or archive from --output.
+func destinationFlag(ref string) string {
+	if r, err := artifact.ParseReference(ref); err == nil && r.Kind != artifact.OriginRegistry {
+		return "--output"
+	}
+	return "--tag"
 }
 
 // writeBuildResult prints what was built and where it went.

@@ -87,7 +87,7 @@ func (o *checkCmdOptions) run(ctx context.Context, out io.Writer, ref string) er
 	}
 	rep, err := a.Check(ctx, artifact.WithKitResolver(artifact.RegistryResolver(o.artifactOptions()...)))
 	if err != nil {
-		return usageErrorf("checking %s: %v", ref, err)
+		return asUsage(fmt.Errorf("checking %s: %w", ref, err), openHint(err))
 	}
 	if o.json() {
 		err = writeCheckJSON(out, rep)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,17 +46,22 @@ func TestUsageErrorsTyped(t *testing.T) {
 // sent to Docker Hub.
 func TestLocalRefHint(t *testing.T) {
 	t.Chdir(t.TempDir())
-	if err := os.MkdirAll("out", 0o755); err != nil {
+	if err := errors.Join(os.MkdirAll("out", 0o755), os.MkdirAll("src", 0o755)); err != nil {
 		t.Fatal(err)
 	}
 	at.WriteLayout(t, "out/hello", "1.0.0", at.Mixin(t).Index(t))
 	at.TarLayout(t, "out/hello", "out/hello.tar")
+	writeFile(t, "src/src.yaml", "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: mixin\n")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"inspect", "out/hello"}, "hint: did you mean oci:out/hello?"},
 		{[]string{"check", "out/hello.tar"}, "hint: did you mean oci-archive:out/hello.tar?"},
+		{[]string{"check", "src"}, "hint: src is a kit source, not a kit image: build one with 'kitsmith build --output oci:out src'"},
+		{[]string{"inspect", "src/src.yaml"}, "hint: src/src.yaml is a kit source, not a kit image"},
+		{[]string{"diff", "out/hello", "src"}, "hint: out/hello is an OCI layout; did you mean oci:out/hello?"},
+		{[]string{"resolve", "out/hello.tar"}, "hint: did you mean oci-archive:out/hello.tar?"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)
@@ -91,11 +97,12 @@ func TestBuildDestinations(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"archive onto a FIFO", []string{"--output", "oci-archive:" + fifo}, "--output oci-archive:" + fifo + ": " + fifo + " exists and is not a regular file"},
-		{"archive onto a directory", []string{"--output", "oci-archive:" + notLayout}, "is not a regular file"},
-		{"layout into a non-layout directory", []string{"--output", "oci:" + notLayout}, "non-empty directory without an oci-layout file"},
-		{"layout onto a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt")}, "is not a directory"},
-		{"under a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt", "sub", "x")}, "not a directory"},
+		{"archive onto a FIFO", []string{"--output", "oci-archive:" + fifo}, `--output "oci-archive:` + fifo + `" names ` + fifo + ", which is a FIFO; an archive replaces only a regular file"},
+		{"archive onto a directory", []string{"--output", "oci-archive:" + notLayout}, "which is a directory; an archive is a file (write a layout with oci:" + notLayout + ")"},
+		{"layout into a non-layout directory", []string{"--output", "oci:" + notLayout}, "a non-empty directory that is not an OCI layout; choose another directory or empty it"},
+		{"layout onto a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt")}, "which is a regular file, not a directory; write an archive with oci-archive:"},
+		{"under a file", []string{"--output", "oci:" + filepath.Join(notLayout, "keep.txt", "sub", "x")}, "keep.txt, which is a regular file, not a directory"},
+		{"not an output", []string{"--output", "out/x"}, `--output "out/x" is not an output: write oci:DIR or oci-archive:FILE`},
 		{"metadata file in a missing directory", []string{"--output", "oci:" + good, "--metadata-file", filepath.Join(dir, "no", "m.json")}, "--metadata-file"},
 		{"metadata file onto a FIFO", []string{"--output", "oci:" + good, "--metadata-file", fifo}, "--metadata-file " + fifo + ": exists and is not a regular file"},
 		{"metadata file onto a directory", []string{"--output", "oci:" + good, "--metadata-file", notLayout}, "is not a regular file"},

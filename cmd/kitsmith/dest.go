@@ -1,72 +1,18 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
-
-	"github.com/kitsmith/kitsmith/pkg/build"
 )
-
-// checkOutputDest refuses, before anything is built or written, an --output
-// destination kitsmith would have to destroy or cannot write: an
-// oci-archive: path that is not a regular file (a directory, device, FIFO,
-// socket or symbolic link), an oci: path that is not a directory, or a
-// non-empty directory that is not an OCI layout; and a destination under a
-// path that is not a directory. Missing parent directories are created by
-// the build.
-func checkOutputDest(out build.Output) error {
-	dest := out.Dest
-	for parent := filepath.Dir(dest); ; parent = filepath.Dir(parent) {
-		fi, err := os.Stat(parent)
-		if err == nil && !fi.IsDir() {
-			return usageErrorf("--output %s: %s is not a directory", out, parent)
-		}
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || filepath.Dir(parent) == parent {
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return usageErrorf("--output %s: %v", out, err)
-			}
-			break
-		}
-	}
-	fi, err := os.Lstat(dest)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return usageErrorf("--output %s: %v", out, err)
-	}
-	switch out.Type {
-	case build.OutputOCIArchive:
-		if !fi.Mode().IsRegular() {
-			return usageErrorf("--output %s: %s exists and is not a regular file (%s); remove it or name another path", out, dest, fi.Mode().Type())
-		}
-	case build.OutputOCI:
-		if !fi.IsDir() {
-			return usageErrorf("--output %s: %s exists and is not a directory (%s)", out, dest, fi.Mode().Type())
-		}
-		if _, err := os.Lstat(filepath.Join(dest, "oci-layout")); err == nil {
-			return nil
-		}
-		entries, err := os.ReadDir(dest)
-		if err != nil {
-			return usageErrorf("--output %s: %v", out, err)
-		}
-		if len(entries) > 0 {
-			return usageErrorf("--output %s: %s is a non-empty directory without an oci-layout file; kitsmith writes only into an empty directory or an OCI layout", out, dest)
-		}
-	}
-	return nil
-}
 
 // localRefHint returns a "did you mean" hint when ref, read as a registry
 // reference, would go to the default registry (no host in it) but names a
-// local OCI layout directory or archive file; otherwise "".
+// local path: oci: for an OCI layout directory, oci-archive: for another
+// file, and the way to build a kit image for a kit source; otherwise "".
 func localRefHint(ref string) string {
 	if strings.HasPrefix(ref, artifact.LayoutPrefix) || strings.HasPrefix(ref, artifact.ArchivePrefix) {
 		return ""
@@ -79,12 +25,44 @@ func localRefHint(ref string) string {
 	switch {
 	case err != nil:
 		return ""
-	case fi.IsDir():
+	case isLayoutDir(ref):
 		return "hint: did you mean " + artifact.LayoutPrefix + ref + "? (a local OCI layout directory; write docker.io/" + ref + " for Docker Hub)"
+	case fi.IsDir() || isKitSourceFile(ref):
+		return "hint: " + ref + " is a kit source, not a kit image: build one with 'kitsmith build --output " + artifact.LayoutPrefix + "out " + ref +
+			"' and name " + artifact.LayoutPrefix + "out (kitsmith validate and lint judge a source)"
 	case fi.Mode().IsRegular():
 		return "hint: did you mean " + artifact.ArchivePrefix + ref + "? (a local OCI archive; write docker.io/" + ref + " for Docker Hub)"
 	}
 	return ""
+}
+
+// sourcePathHint returns a "did you mean" hint when path, read as a kit
+// source, is an OCI layout directory or an archive; otherwise "".
+func sourcePathHint(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return ""
+	case isLayoutDir(path):
+		return "hint: " + path + " is an OCI layout; did you mean " + artifact.LayoutPrefix + path + "?"
+	case fi.Mode().IsRegular() && strings.HasSuffix(path, ".tar"):
+		return "hint: did you mean " + artifact.ArchivePrefix + path + "? (a kit image archive)"
+	}
+	return ""
+}
+
+// isLayoutDir reports whether dir holds an oci-layout file.
+func isLayoutDir(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "oci-layout"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// isKitSourceFile reports whether path is named like a kit descriptor or
+// Dockerfile.
+func isKitSourceFile(path string) bool {
+	base := filepath.Base(path)
+	return strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml") ||
+		strings.HasSuffix(base, ".dockerfile") || strings.HasPrefix(base, "Dockerfile")
 }
 
 // checkRegularFile refuses, by its metadata and before it is opened, a

@@ -71,7 +71,11 @@ func (k *kitInputFlags) load(ctx context.Context, input string, o review.LoadOpt
 	case errors.As(err, &se):
 		return nil, &exitError{code: exitFindings, err: err}
 	}
-	return nil, asUsage(err, openHint(err))
+	hint := openHint(err)
+	if hint == "" {
+		hint = sourcePathHint(input)
+	}
+	return nil, asUsage(err, hint)
 }
 
 type diffOptions struct {

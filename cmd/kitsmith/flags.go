@@ -24,7 +24,8 @@ package main
 // before printing results.
 //
 // Destinations (dest.go, metadata.go): check every one before the first
-// write with checkOutputDest(build.Output), checkMetadataDest(path) and,
+// write with artifact.CheckDestination(out.Reference()) (its refusal
+// through destinationError("--output", err)), checkMetadataDest(path) and,
 // for a file to read, checkRegularFile(path); write JSON files with
 // writeFileAtomic. Text results go through textsafe.NewWriter (flush it);
 // JSON is written exact. Check findings print with writeCheckFindings.
@@ -35,7 +36,10 @@ package main
 // &exitError{code: exitFindings, err: err} for a failure to print. Argument
 // count and unknown-flag errors from cobra become *usageError with the same
 // "See 'kitsmith X --help'." hint, for every command newRootCmd adds
-// (typedArgs wraps its Args). An interrupted command (ctx done) exits 2.
+// (typedArgs wraps its Args). A registry that is unreachable, refuses the
+// credentials or denies the operation is exit 2 with openHint's hint in
+// every command (registryAccessError). An interrupted command (ctx done)
+// exits 2.
 
 import (
 	"context"
@@ -81,16 +85,55 @@ func (r *registryFlags) open(ctx context.Context, ref string) (*artifact.Artifac
 	return a, nil
 }
 
+// openHint returns the hint for an error reading or writing an artifact
+// whose cause is a known one (the registry unreachable, unauthorized or
+// denying the operation; a path that is not a layout), else "".
 func openHint(err error) string {
 	switch {
 	case errors.Is(err, artifact.ErrUnreachable):
 		return "hint: check the registry host and port; a registry on another host that serves plain HTTP or a self-signed certificate needs --insecure-registry"
 	case errors.Is(err, artifact.ErrUnauthorized):
 		return "hint: log in with 'docker login <registry>'; kitsmith reads Docker's credential store"
+	case errors.Is(err, artifact.ErrDenied):
+		return "hint: the registry knows these credentials but refuses them this operation (pushing to a repository they may only read?); log in as an account that may, with 'docker login <registry>'"
 	case errors.Is(err, artifact.ErrNotLayout):
 		return "hint: oci:DIR reads an OCI layout directory (kitsmith build --output oci:DIR writes one), oci-archive:FILE a tar of one"
 	}
 	return ""
+}
+
+// registryAccessError returns err as a usage or I/O error (exit 2) with
+// its hint when its cause is a registry that is unreachable, refuses the
+// credentials or denies the operation; otherwise nil.
+func registryAccessError(err error) error {
+	if !errors.Is(err, artifact.ErrUnreachable) && !errors.Is(err, artifact.ErrUnauthorized) && !errors.Is(err, artifact.ErrDenied) {
+		return nil
+	}
+	return asUsage(err, openHint(err))
+}
+
+// accessHint returns openHint's hint when every one of errs is a registry
+// access failure (registryAccessError) with the same hint, else "": a run
+// that failed only because a registry could not be used is an I/O error.
+func accessHint(errs []error) string {
+	hint := ""
+	for i, err := range errs {
+		if registryAccessError(err) == nil || i > 0 && openHint(err) != hint {
+			return ""
+		}
+		hint = openHint(err)
+	}
+	return hint
+}
+
+// destinationError returns err, a refusal of the destination flag names
+// (an *artifact.DestinationError), as a usage error naming the flag; any
+// other error is an I/O error (exit 2) naming it too.
+func destinationError(flag string, err error) error {
+	if de, ok := errors.AsType[*artifact.DestinationError](err); ok && de == err {
+		return asUsage(fmt.Errorf("%s %w", flag, err), "")
+	}
+	return asUsage(fmt.Errorf("%s: %w", flag, err), "")
 }
 
 // formatFlag is --format, one of a command's output formats.

@@ -116,7 +116,7 @@ func (o *inspectOptions) run(ctx context.Context, out io.Writer, ref string) err
 	}
 	in, err := a.Inspect(ctx, opts...)
 	if err != nil {
-		return usageErrorf("inspecting %s: %v", ref, err)
+		return asUsage(fmt.Errorf("inspecting %s: %w", ref, err), openHint(err))
 	}
 	if o.json() {
 		return writeInspectJSON(out, in)

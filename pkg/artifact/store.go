@@ -106,6 +106,8 @@ func modeName(m fs.FileMode) string {
 		return "a directory"
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return m.Type().String()
 }

@@ -84,7 +84,7 @@ func TestCheckCeiling(t *testing.T) {
 			"ceiling.credentials credentials.runtime: example",
 			"ceiling.sshAgent ssh-agent: runtime",
 			"ceiling.volumes storage: /home/agent/.cache/tool",
-			"ceiling.hostMounts host-mounts: /home/agent/.shared",
+			"ceiling.hostMounts host-mount: /home/agent/.shared",
 			"ceiling.skills skills: /skills",
 			"ceiling.skillsWrite skills.write: /skills",
 			"ceiling.ports ports: 8080/tcp",
