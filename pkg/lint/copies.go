@@ -172,16 +172,12 @@ func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 var pathDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
 
 // copiedScript returns the script the recipe copies from the kit to the
-// path a hook runs (target, as the hook wrote it), parsed, where it is in
-// the image and its kit file; nil when the recipe copies no readable kit file there, or
-// when shell is false (the file is run directly) and the file is no shell
-// script by its #! line or its name.
-func (in *Input) copiedScript(target string, shell bool) (*Script, string, string) {
-	return in.copiedScriptIn(in.image(), target, shell)
-}
-
-// copiedScriptIn is copiedScript in the stage img, as stageAt returns it.
-func (in *Input) copiedScriptIn(img buildStage, target string, shell bool) (*Script, string, string) {
+// path a command runs (target, as written; relative to img's working
+// directory), parsed, where it is in the image and its kit file; nil when
+// the copies of img (as stageAt returns them) put no readable kit file
+// there, or when shell is false (the file is run directly) and the file is
+// no shell script by its #! line or its name.
+func (in *Input) copiedScript(img buildStage, target string, shell bool) (*Script, string, string) {
 	copies := img.copies
 	if len(copies) == 0 {
 		return nil, "", ""
@@ -262,6 +258,24 @@ func shellScript(name, src string) bool {
 		return false
 	}
 	return isShell(base(f[0]))
+}
+
+// cdTarget returns the working directory after c when c is a cd command,
+// from wd ("" when unknown), and false for any other command.
+func cdTarget(wd string, c Command) (string, bool) {
+	if c.Name != "cd" {
+		return wd, false
+	}
+	for _, a := range c.Args {
+		switch {
+		case a == "-P" || a == "-L" || a == "-e" || a == "--":
+		case a == "" || a == "-" || strings.HasPrefix(a, "~"):
+			return "", true // a variable, the previous directory, a home
+		default:
+			return resolveDir(wd, a), true
+		}
+	}
+	return "", true // cd alone goes home
 }
 
 // isShell reports a shell program's name.

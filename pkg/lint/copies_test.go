@@ -88,7 +88,7 @@ func TestCopiedScript(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := NewInput(k)
-			s, via, src := in.copiedScript(tt.target, tt.shell)
+			s, via, src := in.copiedScript(in.image(), tt.target, tt.shell)
 			if diff := cmp.Diff([2]string{tt.wantVia, tt.wantSrc}, [2]string{via, src}); diff != "" {
 				t.Errorf("copiedScript(%q) (-want +got):\n%s", tt.target, diff)
 			}
@@ -148,4 +148,30 @@ func mustParse(t *testing.T, recipe string) *spec.Kit {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// TestCdTarget follows a script's cd commands from a working directory.
+func TestCdTarget(t *testing.T) {
+	tests := []struct {
+		src, wd, want string
+		isCd          bool
+	}{
+		{src: "cd /opt/kit", wd: "/", want: "/opt/kit", isCd: true},
+		{src: "cd -P bin", wd: "/opt/kit", want: "/opt/kit/bin", isCd: true},
+		{src: "cd ..", wd: "/opt/kit", want: "/opt", isCd: true},
+		{src: "cd bin", wd: "", want: "", isCd: true},
+		{src: "cd", wd: "/opt", want: "", isCd: true},
+		{src: "cd -", wd: "/opt", want: "", isCd: true},
+		{src: "cd ~/src", wd: "/opt", want: "", isCd: true},
+		{src: `cd "$DIR"`, wd: "/opt", want: "", isCd: true},
+		{src: "echo cd /x", wd: "/opt", want: "/opt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			got, isCd := cdTarget(tt.wd, script(t, tt.src).Commands()[0])
+			if diff := cmp.Diff([2]any{tt.want, tt.isCd}, [2]any{got, isCd}); diff != "" {
+				t.Errorf("cdTarget (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

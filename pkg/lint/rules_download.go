@@ -401,18 +401,21 @@ var unverifiedDownload = &Rule{
 // earlier COPY or ADD of its stage took from the kit (RUN sh
 // /tmp/install.sh), each script once (seen records them).
 func (in *Input) unverifiedRunCopies(r runScript, seen map[*Script]bool) []Finding {
-	var img *buildStage // computed for the first command that runs a file
+	img := in.Recipe.stageAt(r.node) // its workdir follows the step's cd commands
+	if len(img.copies) == 0 {
+		return nil
+	}
 	var out []Finding
 	for _, c := range r.script.Commands() {
+		if wd, ok := cdTarget(img.workdir, c); ok {
+			img.workdir = wd
+			continue
+		}
 		target, shell := runTarget(&Hook{}, c)
 		if target == "" {
 			continue
 		}
-		if img == nil {
-			st := in.Recipe.stageAt(r.node)
-			img = &st
-		}
-		s, via, _ := in.copiedScriptIn(*img, target, shell)
+		s, via, _ := in.copiedScript(img, target, shell)
 		if s == nil || seen[s] {
 			continue
 		}
