@@ -25,6 +25,7 @@ func TestUsageErrorsTyped(t *testing.T) {
 		{[]string{"check", "a", "b"}, "accepts 1 arg", "See 'kitsmith check --help'."},
 		{[]string{"check", "--list-checks", "a"}, "--list-checks takes no REF", "See 'kitsmith check --help'."},
 		{[]string{"validate"}, "requires at least 1 arg(s)", "See 'kitsmith validate --help'."},
+		{[]string{"lint"}, "lint needs a PATH", "See 'kitsmith lint --help'."},
 		{[]string{"version", "extra"}, `unknown command "extra"`, "See 'kitsmith version --help'."},
 		{[]string{"valdiate", "x"}, `unknown command "valdiate" for "kitsmith"; did you mean validate?`, "See 'kitsmith --help'."},
 		{[]string{"--bogus"}, "unknown flag: --bogus", "See 'kitsmith --help'."},

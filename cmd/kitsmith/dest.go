@@ -51,6 +51,27 @@ func sourcePathHint(path string) string {
 	return ""
 }
 
+// imageAsSourceHint returns a hint when path, given to a command that
+// reads kit sources only (validate, lint), names a kit image: an oci: or
+// oci-archive: reference, an OCI layout directory or a .tar file;
+// otherwise "".
+func imageAsSourceHint(path string) string {
+	ref := ""
+	switch fi, err := os.Stat(path); {
+	case strings.HasPrefix(path, artifact.LayoutPrefix) || strings.HasPrefix(path, artifact.ArchivePrefix):
+		ref = path
+	case err != nil:
+	case isLayoutDir(path):
+		ref = artifact.LayoutPrefix + path
+	case fi.Mode().IsRegular() && strings.HasSuffix(path, ".tar"):
+		ref = artifact.ArchivePrefix + path
+	}
+	if ref == "" {
+		return ""
+	}
+	return "hint: " + path + " names a kit image, and validate and lint read kit sources; judge a kit image with 'kitsmith check " + ref + "'"
+}
+
 // isLayoutDir reports whether dir holds an oci-layout file.
 func isLayoutDir(dir string) bool {
 	fi, err := os.Stat(filepath.Join(dir, "oci-layout"))

@@ -23,7 +23,7 @@ import (
 
 // lintOptions are the flags and arguments of kitsmith lint.
 type lintOptions struct {
-	format    string
+	formatFlag
 	failLevel string
 	config    string
 	enable    []string
@@ -37,7 +37,7 @@ type lintOptions struct {
 }
 
 func newLintCmd(ro *rootOptions) *cobra.Command {
-	o := &lintOptions{}
+	o := &lintOptions{formatFlag: newFormatFlag(lintFormats()...)}
 	cmd := &cobra.Command{
 		Use:   "lint [flags] PATH...",
 		Short: "Find the pitfalls that make a kit fail silently in a sandbox",
@@ -68,6 +68,12 @@ Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
   kitsmith lint --disable port-trust-boundary kits/outside
   kitsmith lint --files kits/inside/README.md   # as the pre-commit hook runs it
   kitsmith lint --list-rules`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 && !o.files && !o.listRules {
+				return errors.New("lint needs a PATH (a kit directory, descriptor file, or a tree with --recursive)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(args); err != nil {
 				return err
@@ -84,8 +90,8 @@ Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
 
 // AddFlags registers the lint flags and their completions on cmd.
 func (o *lintOptions) AddFlags(cmd *cobra.Command) {
+	o.formatFlag.AddFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(format.Names(), ", "))
 	f.StringVar(&o.failLevel, "fail-level", "error", "lowest severity that makes lint exit 1: error, warning or info")
 	f.StringVar(&o.config, "config", "", "configuration file (default: .kitsmith.yaml found upward from each kit)")
 	f.StringSliceVar(&o.enable, "enable", nil, `rule IDs to enable, or "all" (repeatable, comma-separated)`)
@@ -93,7 +99,6 @@ func (o *lintOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.listRules, "list-rules", false, "list the rules and exit")
 	f.BoolVarP(&o.recursive, "recursive", "r", false, "search PATH directories for kits")
 	f.BoolVar(&o.files, "files", false, "PATHs are changed files: lint the kits that contain them (pre-commit)")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(format.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-level", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("config", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
@@ -120,16 +125,24 @@ func (o *lintOptions) validate(args []string) error {
 		return usageErrorf("--fail-level: %v", err)
 	}
 	o.fail = sev
-	if !slices.Contains(format.Names(), o.format) {
-		return usageErrorf("--format: unknown format %q: use one of %s", o.format, strings.Join(format.Names(), ", "))
+	if err := o.formatFlag.validate(); err != nil {
+		return err
 	}
 	if o.files && o.recursive {
 		return usageErrorf("--files and --recursive exclude each other: --files maps changed files to their kits")
 	}
-	if len(args) == 0 && !o.files {
-		return usageErrorf("lint needs a PATH (a kit directory, descriptor file, or a tree with --recursive)")
-	}
 	return nil
+}
+
+// lintFormats returns the report formats, text (the default) first.
+func lintFormats() []string {
+	names := []string{"text"}
+	for _, n := range format.Names() {
+		if n != "text" {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // allRules are the built-in and meta rules, sorted by ID.
@@ -153,6 +166,9 @@ func listRules(w io.Writer) error {
 // run lints the kits the paths name and writes the report.
 func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 	kitPaths, err := o.kitPaths(ctx)
+	if _, ok := errors.AsType[*usageError](err); ok {
+		return err
+	}
 	if err != nil {
 		return asUsage(err, "")
 	}
@@ -163,7 +179,7 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 		}
 		k, err := spec.LoadPath(p)
 		if err != nil {
-			return asUsage(err, "")
+			return asUsage(err, imageAsSourceHint(p))
 		}
 		kits = append(kits, k)
 	}
@@ -266,7 +282,7 @@ func (o *lintOptions) kitPaths(ctx context.Context) ([]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("lint %s: %w", p, err)
+			return nil, asUsage(fmt.Errorf("lint %s: %w", p, err), imageAsSourceHint(p))
 		}
 		switch {
 		case o.files:

@@ -121,7 +121,7 @@ func TestLintExitCodes(t *testing.T) {
 		{"no path", nil, exitUsage, "lint needs a PATH"},
 		{"missing path", []string{"kits/nope"}, exitUsage, "no such file or directory"},
 		{"not a kit", []string{"configs"}, exitUsage, "no kit"},
-		{"unknown format", []string{"--format", "xml", "kits/clean"}, exitUsage, `unknown format "xml"`},
+		{"unknown format", []string{"--format", "xml", "kits/clean"}, exitUsage, `--format must be text, github, json or sarif, not "xml"`},
 		{"unknown fail level", []string{"--fail-level", "fatal", "kits/clean"}, exitUsage, "--fail-level"},
 		{"unknown rule", []string{"--enable", "wildcard-alow", "kits/clean"}, exitUsage, `unknown rule "wildcard-alow" (did you mean "wildcard-allow"?`},
 		{"contradiction", []string{"--enable", "wildcard-allow", "--disable", "wildcard-allow", "kits/clean"}, exitUsage, "both in --enable and in --disable"},

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/pkg/migrate"
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 type migrateOptions struct {
@@ -95,15 +96,31 @@ func (o *migrateOptions) validate() error {
 	return nil
 }
 
+// notV2Kit explains why dir, which holds no spec.yaml, cannot be migrated.
+func notV2Kit(dir string) error {
+	if fi, err := os.Stat(dir); err != nil {
+		return usageErrorf("%v: a v2 kit is a directory holding %s", err, migrate.SpecFile)
+	} else if !fi.IsDir() {
+		return usageErrorf("%s is not a directory: a v2 kit is a directory holding %s", dir, migrate.SpecFile)
+	}
+	if _, err := spec.LoadPath(dir); err == nil {
+		return usageErrorf("%s holds a v3 kit already: nothing to migrate (kitsmith validate and lint judge it)", dir)
+	}
+	return usageErrorf("%s holds no %s: a v2 kit is a directory holding %s", dir, migrate.SpecFile, migrate.SpecFile)
+}
+
 func (o *migrateOptions) run(ctx context.Context, out io.Writer, dir string) error {
 	outDir := o.output
 	if outDir == "" {
 		outDir = dir
 	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return notV2Kit(dir)
+	}
 	res, err := migrate.Migrate(ctx, os.DirFS(dir), ".", migrate.WithDisplayDir(dir), migrate.WithOutputDir(outDir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return usageErrorf("%v (a v2 kit is a directory holding %s)", err, migrate.SpecFile)
+			return notV2Kit(dir)
 		}
 		return usageErrorf("%v", err)
 	}

@@ -84,8 +84,8 @@ stage; 2 usage, configuration or I/O error.`,
   # every kit of the repository, named from their descriptors
   kitsmith publish kits/*/ --tag-template 'registry.example.org/kits/{stem}:{version}'
 
-  # with a key instead of an identity, signing every platform manifest too
-  kitsmith publish --key cosign.key --recursive -t registry.example.org/kits/gh:1.2.0 kits/gh
+  # with a key instead of an identity and no transparency log, signing every platform manifest too
+  kitsmith publish --key cosign.key --tlog-upload=false --recursive -t registry.example.org/kits/gh:1.2.0 kits/gh
 
   # a private Sigstore
   kitsmith publish --signing-config signing_config.json --trusted-root trusted_root.json \

@@ -55,14 +55,26 @@ func changeLines(cs []review.Change) []string {
 	return out
 }
 
-// A kind: set merging the undirected agent context of several kits, with
-// an optional group and its own contentFile, diffs as no change against
-// its built form, read from an oci-archive: written by kitsmith build and
-// from a registry; --fail-on widening exits 1 only on widenings; resolve
-// reads registry and oci-archive: inputs and names the group a
-// group-only conflict comes from.
-func TestReviewSetInputs(t *testing.T) {
-	reg := artifacttest.Registry(t, true)
+// publishBoth builds the kit in dir, pushes it as ref and writes it as
+// the oci-archive: reference archive.
+func publishBoth(t *testing.T, dir, ref, archive string) {
+	t.Helper()
+	for _, dest := range [][]string{{"--tag", ref, "--push"}, {"--output", archive}} {
+		args := append([]string{"--progress", "quiet"}, append(dest, dir)...)
+		if out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, args...); code != exitOK {
+			t.Fatalf("build %s %v: exit %d\n%s%s", dir, dest, code, out, errOut)
+		}
+	}
+}
+
+// reviewSets pushes three mixins (a; b, requiring a, with an optional
+// volume group; c, host-mounting the path of b's group) to an in-process
+// registry and writes each as an oci-archive, and writes two set sources
+// of one stem: full (b and a) and small (a), each with its own agent
+// context. full is built both ways too. archive names a kit's archive.
+func reviewSets(t *testing.T) (reg string, archive func(name string) string, full, small string) {
+	t.Helper()
+	reg = artifacttest.Registry(t, true)
 	root := t.TempDir()
 	members := map[string]map[string]string{
 		"a": {"a.yaml": kitHead + `kind: mixin
@@ -101,15 +113,9 @@ capabilities:
     config: {path: /cache}
 `},
 	}
-	archive := func(name string) string { return "oci-archive:" + filepath.Join(root, name+".tar") }
+	archive = func(name string) string { return "oci-archive:" + filepath.Join(root, name+".tar") }
 	for name, files := range members {
-		dir := writeKit(t, root, name, files)
-		if out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--tag", reg+"/set/"+name+":1.0.0", "--push", dir); code != exitOK {
-			t.Fatalf("build %s: exit %d\n%s%s", name, code, out, errOut)
-		}
-		if out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--output", archive(name), dir); code != exitOK {
-			t.Fatalf("build %s: exit %d\n%s%s", name, code, out, errOut)
-		}
+		publishBoth(t, writeKit(t, root, name, files), reg+"/set/"+name+":1.0.0", archive(name))
 	}
 	setSrc := func(name string, refs ...string) string {
 		src := kitHead + "kind: set\nversion: \"1.0.0\"\nkits:\n"
@@ -120,14 +126,19 @@ capabilities:
 		// one stem, team, so that both stage their context.md at one path
 		return writeKit(t, root, name, map[string]string{"team.yaml": src, "own.md": "The set's own.\n"})
 	}
-	full, small := setSrc("full", "b", "a"), setSrc("small", "a")
-	if out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--output", archive("full"), full); code != exitOK {
-		t.Fatalf("build the set: exit %d\n%s%s", code, out, errOut)
-	}
-	if out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--tag", reg+"/set/full:1.0.0", "--push", full); code != exitOK {
-		t.Fatalf("push the set: exit %d\n%s%s", code, out, errOut)
-	}
+	full, small = setSrc("full", "b", "a"), setSrc("small", "a")
+	publishBoth(t, full, reg+"/set/full:1.0.0", archive("full"))
+	return reg, archive, full, small
+}
 
+// A kind: set merging the undirected agent context of several kits, with
+// an optional group and its own contentFile, diffs as no change against
+// its built form, read from an oci-archive: written by kitsmith build and
+// from a registry; --fail-on widening exits 1 only on widenings; resolve
+// reads registry and oci-archive: inputs and names the group a
+// group-only conflict comes from.
+func TestReviewSetInputs(t *testing.T) {
+	reg, archive, full, small := reviewSets(t)
 	for _, built := range []string{archive("full"), reg + "/set/full:1.0.0"} {
 		d, code := diffJSON(t, "--fail-on", "widening", full, built)
 		if code != exitOK || len(d.Widenings)+len(d.Narrowings)+len(d.Changes) != 0 {

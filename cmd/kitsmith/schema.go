@@ -20,7 +20,7 @@ type schemaOptions struct {
 func newSchemaCmd(_ *rootOptions) *cobra.Command {
 	o := &schemaOptions{}
 	cmd := &cobra.Command{
-		Use:   "schema [NAME]",
+		Use:   "schema [flags] [NAME]",
 		Short: "Write the embedded JSON Schema of the kit descriptor",
 		Long: `Write the JSON Schema (draft 2020-12) that kitsmith validates descriptors
 against, for editors and yaml-language-server.
@@ -33,7 +33,9 @@ relative $refs between them resolve.
 Editors pick the schema up from a modeline on line 2 of the descriptor:
 
   # syntax=docker/sandbox-kit:3
-  # yaml-language-server: $schema=` + schemas.BaseURL + schemas.Root,
+  # yaml-language-server: $schema=` + schemas.BaseURL + schemas.Root + `
+
+Exit status: 0 written, 2 usage or I/O error (no schema of that name).`,
 		Example: `  kitsmith schema > kit.schema.json
   kitsmith schema credential@1
   kitsmith schema --list

@@ -107,6 +107,9 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 		k, err := spec.LoadPath(p)
 		if err != nil {
 			fmt.Fprintf(errOut, "kitsmith: %s\n", textsafe.String(err.Error()))
+			if hint := imageAsSourceHint(p); hint != "" {
+				fmt.Fprintln(errOut, textsafe.String(hint))
+			}
 			ioFailed = true
 			continue
 		}

@@ -12,8 +12,12 @@ import (
 func newVersionCmd(_ *rootOptions) *cobra.Command {
 	f := newFormatFlag("text", "json")
 	cmd := &cobra.Command{
-		Use:     "version",
-		Short:   "Print kitsmith's version",
+		Use:   "version",
+		Short: "Print kitsmith's version",
+		Long: `Print kitsmith's version, the VCS revision it was built from when known and,
+with --format json, the Go version.
+
+Exit status: 0 printed, 2 usage error.`,
 		Args:    cobra.NoArgs,
 		Example: "  kitsmith version\n  kitsmith version --format json",
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -29,20 +29,24 @@ type buildStage struct {
 	copies  []recipeCopy
 }
 
-// finalStage returns the working directory of the image the recipe builds
-// and the copies of kit files into it (by its last stage and the stages
-// that one is built FROM), in order, with WORKDIR-relative destinations
-// resolved. Copies from another stage
+// stageAt returns the working directory and the copies of kit files of
+// the stage that instruction stop is in, as they are just before it (at the
+// end of the last stage, the image the recipe builds, when stop is nil):
+// the copies of that stage and of the stages it is built FROM, in order,
+// with WORKDIR-relative destinations resolved. Copies from another stage
 // or image (--from), ADD of URLs and git repositories, --parents copies,
 // here-documents, and paths holding variables are left out; so are
 // relative destinations under an unknown WORKDIR (a base image's).
-func (d *Dockerfile) finalStage() buildStage {
+func (d *Dockerfile) stageAt(stop *parser.Node) buildStage {
 	if d == nil {
 		return buildStage{}
 	}
 	stages := map[string]*buildStage{}
 	var cur *buildStage
 	for _, n := range d.Instructions() {
+		if n == stop {
+			break
+		}
 		switch kw := strings.ToLower(n.Value); {
 		case kw == "from" && n.Next != nil:
 			image := strings.ToLower(n.Next.Value)
@@ -168,12 +172,12 @@ func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 var pathDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
 
 // copiedScript returns the script the recipe copies from the kit to the
-// path a hook runs (target, as the hook wrote it), parsed, where it is in
-// the image and its kit file; nil when the recipe copies no readable kit file there, or
-// when shell is false (the file is run directly) and the file is no shell
-// script by its #! line or its name.
-func (in *Input) copiedScript(target string, shell bool) (*Script, string, string) {
-	img := in.image()
+// path a command runs (target, as written; relative to img's working
+// directory), parsed, where it is in the image and its kit file; nil when
+// the copies of img (as stageAt returns them) put no readable kit file
+// there, or when shell is false (the file is run directly) and the file is
+// no shell script by its #! line or its name.
+func (in *Input) copiedScript(img buildStage, target string, shell bool) (*Script, string, string) {
 	copies := img.copies
 	if len(copies) == 0 {
 		return nil, "", ""
@@ -256,6 +260,24 @@ func shellScript(name, src string) bool {
 	return isShell(base(f[0]))
 }
 
+// cdTarget returns the working directory after c when c is a cd command,
+// from wd ("" when unknown), and false for any other command.
+func cdTarget(wd string, c Command) (string, bool) {
+	if c.Name != "cd" {
+		return wd, false
+	}
+	for _, a := range c.Args {
+		switch {
+		case a == "-P" || a == "-L" || a == "-e" || a == "--":
+		case a == "" || a == "-" || strings.HasPrefix(a, "~"):
+			return "", true // a variable, the previous directory, a home
+		default:
+			return resolveDir(wd, a), true
+		}
+	}
+	return "", true // cd alone goes home
+}
+
 // isShell reports a shell program's name.
 func isShell(name string) bool {
 	switch name {
@@ -269,7 +291,7 @@ func isShell(name string) bool {
 // Input.
 func (in *Input) image() buildStage {
 	if in.once("image") {
-		in.final = in.Recipe.finalStage()
+		in.final = in.Recipe.stageAt(nil)
 	}
 	return in.final
 }

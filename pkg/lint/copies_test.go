@@ -1,11 +1,14 @@
 package lint
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -85,7 +88,7 @@ func TestCopiedScript(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := NewInput(k)
-			s, via, src := in.copiedScript(tt.target, tt.shell)
+			s, via, src := in.copiedScript(in.image(), tt.target, tt.shell)
 			if diff := cmp.Diff([2]string{tt.wantVia, tt.wantSrc}, [2]string{via, src}); diff != "" {
 				t.Errorf("copiedScript(%q) (-want +got):\n%s", tt.target, diff)
 			}
@@ -99,6 +102,75 @@ func TestCopiedScript(t *testing.T) {
 				if got, want := s.Pos(s.File.Stmts[0].Pos()).File, k.FilePath(tt.wantSrc); got != want {
 					t.Errorf("positions are in %q, want %q", got, want)
 				}
+			}
+		})
+	}
+}
+
+// TestStageAt gives a RUN step the copies of its own stage made before it.
+func TestStageAt(t *testing.T) {
+	recipe := "FROM example.org/base:1 AS build\nRUN sh /tmp/early.sh\nCOPY a.sh /tmp/\nWORKDIR /src\nRUN sh /tmp/a.sh\n" +
+		"FROM build AS test\nCOPY b.sh ./\nRUN sh b.sh\nFROM example.org/base:1\nCOPY c.sh /opt/\n"
+	d := NewInput(mustParse(t, recipe)).Recipe
+	if d == nil {
+		t.Fatal("the recipe does not parse")
+	}
+	var runs []*parser.Node
+	for _, n := range d.Instructions() {
+		if strings.EqualFold(n.Value, "run") {
+			runs = append(runs, n)
+		}
+	}
+	got := map[string]buildStage{}
+	for i, n := range append(runs, nil) {
+		got[fmt.Sprint(i)] = d.stageAt(n)
+	}
+	want := map[string]buildStage{
+		"0": {},
+		"1": {workdir: "/src", copies: []recipeCopy{{srcs: []string{"a.sh"}, dest: "/tmp", intoDir: true}}},
+		"2": {workdir: "/src", copies: []recipeCopy{{srcs: []string{"a.sh"}, dest: "/tmp", intoDir: true}, {srcs: []string{"b.sh"}, dest: "/src", intoDir: true}}},
+		"3": {copies: []recipeCopy{{srcs: []string{"c.sh"}, dest: "/opt", intoDir: true}}},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(buildStage{}, recipeCopy{})); diff != "" {
+		t.Errorf("stageAt (-want +got):\n%s", diff)
+	}
+}
+
+// mustParse parses a kit whose inline build: recipe is recipe.
+func mustParse(t *testing.T, recipe string) *spec.Kit {
+	t.Helper()
+	src := spec.SyntaxLine + "\nschemaVersion: \"3\"\nkind: mixin\nbuild: |\n"
+	for _, l := range strings.Split(strings.TrimSuffix(recipe, "\n"), "\n") {
+		src += "  " + l + "\n"
+	}
+	k, err := spec.Parse("kit.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestCdTarget follows a script's cd commands from a working directory.
+func TestCdTarget(t *testing.T) {
+	tests := []struct {
+		src, wd, want string
+		isCd          bool
+	}{
+		{src: "cd /opt/kit", wd: "/", want: "/opt/kit", isCd: true},
+		{src: "cd -P bin", wd: "/opt/kit", want: "/opt/kit/bin", isCd: true},
+		{src: "cd ..", wd: "/opt/kit", want: "/opt", isCd: true},
+		{src: "cd bin", wd: "", want: "", isCd: true},
+		{src: "cd", wd: "/opt", want: "", isCd: true},
+		{src: "cd -", wd: "/opt", want: "", isCd: true},
+		{src: "cd ~/src", wd: "/opt", want: "", isCd: true},
+		{src: `cd "$DIR"`, wd: "/opt", want: "", isCd: true},
+		{src: "echo cd /x", wd: "/opt", want: "/opt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			got, isCd := cdTarget(tt.wd, script(t, tt.src).Commands()[0])
+			if diff := cmp.Diff([2]any{tt.want, tt.isCd}, [2]any{got, isCd}); diff != "" {
+				t.Errorf("cdTarget (-want +got):\n%s", diff)
 			}
 		})
 	}

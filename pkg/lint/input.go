@@ -187,7 +187,12 @@ func (in *Input) stagedScripts() []*Hook {
 	var out []*Hook
 	for _, h := range in.Hooks {
 		seen := map[string]bool{}
+		img := in.image() // its workdir follows the hook's cd commands
 		for _, c := range hookCommands(h) {
+			if wd, ok := cdTarget(img.workdir, c); ok {
+				img.workdir = wd
+				continue
+			}
 			target, shell := runTarget(h, c)
 			if target == "" {
 				continue
@@ -200,7 +205,7 @@ func (in *Input) stagedScripts() []*Hook {
 					script = parseScript(f.Content, in.contentPos(f))
 				}
 			} else {
-				script, via, src = in.copiedScript(target, shell)
+				script, via, src = in.copiedScript(img, target, shell)
 			}
 			if script == nil || seen[via] {
 				continue

@@ -390,10 +390,39 @@ var unverifiedDownload = &Rule{
 		}
 		for _, r := range in.runScripts() {
 			out = append(out, unverified(r.script, "a recipe RUN step")...)
+			out = append(out, in.unverifiedRunCopies(r, seen)...)
 		}
 		out = append(out, in.uncheckedAdds()...)
 		return out
 	},
+}
+
+// unverifiedRunCopies judges the scripts a recipe RUN step runs that an
+// earlier COPY or ADD of its stage took from the kit (RUN sh
+// /tmp/install.sh), each script once (seen records them).
+func (in *Input) unverifiedRunCopies(r runScript, seen map[*Script]bool) []Finding {
+	img := in.Recipe.stageAt(r.node) // its workdir follows the step's cd commands
+	if len(img.copies) == 0 {
+		return nil
+	}
+	var out []Finding
+	for _, c := range r.script.Commands() {
+		if wd, ok := cdTarget(img.workdir, c); ok {
+			img.workdir = wd
+			continue
+		}
+		target, shell := runTarget(&Hook{}, c)
+		if target == "" {
+			continue
+		}
+		s, via, _ := in.copiedScript(img, target, shell)
+		if s == nil || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, unverified(s, "a recipe RUN step (running "+via+")")...)
+	}
+	return out
 }
 
 // uncheckedAdds reports recipe ADD <url> <dest> without --checksum whose

@@ -204,16 +204,7 @@ func TestWriteResolution(t *testing.T) {
 // is reported, marked and attributed to the groups that cause it; one the
 // required declarations already cause is not.
 func TestResolveGroupConflicts(t *testing.T) {
-	group := func(name, member string) string {
-		return "  - group:\n      name: " + name + "\n      optional: true\n      capabilities:\n" + member
-	}
-	hostMount := "        - type: com.docker.sandbox/host-mount@1\n          config: {path: /cache}\n"
-	interactive := func(sh string) string {
-		return "        - type: com.docker.sandbox/lifecycle@1\n          config: {interactive: [" + sh + "]}\n"
-	}
-	ks := kits(t,
-		"w.yaml\n"+workload+"capabilities:\n"+group("cache", hostMount)+group("bash", interactive("bash"))+group("quiet", "        - type: com.docker.sandbox/resources@1\n          config: {cpu: 1}\n"),
-		"m.yaml\nkind: mixin\ncapabilities:\n  - type: com.docker.sandbox/volume@1\n    config: {path: /cache, size: 1g}\n"+group("zsh", interactive("zsh")))
+	ks := groupKits(t)
 	type got struct {
 		ID     string
 		Groups []string
@@ -251,7 +242,7 @@ func TestResolveGroupConflicts(t *testing.T) {
 		})
 	}
 	// a problem the required declarations cause is not the groups'
-	base := kits(t, "w.yaml\n"+workload+"capabilities:\n  - type: com.docker.sandbox/host-mount@1\n    config: {path: /cache}\n"+group("quiet", "        - type: com.docker.sandbox/resources@1\n          config: {cpu: 1}\n"),
+	base := kits(t, "w.yaml\n"+workload+"capabilities:\n  - type: com.docker.sandbox/host-mount@1\n    config: {path: /cache}\n"+optionalGroup("quiet", "        - type: com.docker.sandbox/resources@1\n          config: {cpu: 1}\n"),
 		"m.yaml\nkind: mixin\ncapabilities:\n  - type: com.docker.sandbox/volume@1\n    config: {path: /cache, size: 1g}\n")
 	r, err := Resolve(base, WithSelection(Selection{All: true}))
 	if err != nil {
@@ -260,11 +251,39 @@ func TestResolveGroupConflicts(t *testing.T) {
 	if len(r.Problems) != 1 || r.Problems[0].FromGroups || r.Problems[0].Groups != nil {
 		t.Errorf("problems = %+v, want one not from groups", r.Problems)
 	}
+}
+
+// optionalGroup renders an optional group of one member.
+func optionalGroup(name, member string) string {
+	return "  - group:\n      name: " + name + "\n      optional: true\n      capabilities:\n" + member
+}
+
+// groupKits is a workload whose optional groups cache (a host mount at
+// /cache) and bash (an interactive tail) conflict with a mixin's volume at
+// /cache and its optional group zsh; its group quiet conflicts with
+// nothing.
+func groupKits(t *testing.T) []*Kit {
+	t.Helper()
+	interactive := func(sh string) string {
+		return "        - type: com.docker.sandbox/lifecycle@1\n          config: {interactive: [" + sh + "]}\n"
+	}
+	return kits(t,
+		"w.yaml\n"+workload+"capabilities:\n"+
+			optionalGroup("cache", "        - type: com.docker.sandbox/host-mount@1\n          config: {path: /cache}\n")+
+			optionalGroup("bash", interactive("bash"))+
+			optionalGroup("quiet", "        - type: com.docker.sandbox/resources@1\n          config: {cpu: 1}\n"),
+		"m.yaml\nkind: mixin\ncapabilities:\n  - type: com.docker.sandbox/volume@1\n    config: {path: /cache, size: 1g}\n"+
+			optionalGroup("zsh", interactive("zsh")))
+}
+
+// The text and markdown of group-only problems say which group causes
+// which problem.
+func TestWriteResolutionGroups(t *testing.T) {
+	r, err := Resolve(groupKits(t), WithSelection(Selection{All: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []struct{ format, file string }{{FormatText, "groups.txt"}, {FormatMarkdown, "groups.md"}} {
-		r, err := Resolve(ks, WithSelection(Selection{All: true}))
-		if err != nil {
-			t.Fatal(err)
-		}
 		var b bytes.Buffer
 		if err := WriteResolution(&b, r, f.format); err != nil {
 			t.Fatal(err)

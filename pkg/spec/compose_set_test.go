@@ -25,12 +25,7 @@ requires: [com.example/a]
 capabilities:
   - type: com.docker.sandbox/agent-context@1
     config: {content: "Use b.\n"}
-  - group:
-      name: cache
-      optional: true
-      capabilities:
-        - type: com.docker.sandbox/volume@1
-          config: {path: /cache, size: 1g}
+  - group: {name: scratch, optional: true, capabilities: [{type: com.docker.sandbox/volume@1, config: {path: /scratch}}]}
 `)
 	own := &Descriptor{SchemaVersion: SchemaVersion, Kind: KindSet, Version: "1.0.0", DisplayName: "S"}
 	body := func(cf string) ([]byte, error) { return []byte("body of " + cf + "\n"), nil }

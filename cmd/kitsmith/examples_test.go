@@ -1,0 +1,103 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// exampleCommands returns the command lines of an Example text: comment
+// lines dropped, continued lines joined, a trailing comment or redirection
+// cut.
+func exampleCommands(example string) []string {
+	var out []string
+	cur := ""
+	for _, line := range strings.Split(example, "\n") {
+		line = strings.TrimSpace(line)
+		if cur == "" && (line == "" || strings.HasPrefix(line, "#")) {
+			continue
+		}
+		if strings.HasSuffix(line, `\`) {
+			cur += strings.TrimSuffix(line, `\`) + " "
+			continue
+		}
+		cur += line
+		if i := strings.Index(cur, " # "); i >= 0 {
+			cur = cur[:i]
+		}
+		if i := strings.Index(cur, " > "); i >= 0 {
+			cur = cur[:i]
+		}
+		out = append(out, strings.TrimSpace(cur))
+		cur = ""
+	}
+	return out
+}
+
+// shellWords splits s as a shell would, for the quoting Examples use:
+// single and double quotes, no escapes inside them.
+func shellWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	inWord, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// TestExamplesParse: every Example line of every command parses: it
+// names the command, its flags exist and take the values given, and its
+// arguments are as many as the command takes.
+func TestExamplesParse(t *testing.T) {
+	for _, c := range newRootCmd(&rootOptions{env: env{}}).Commands() {
+		if !strings.Contains(c.Long, "Exit status: 0") {
+			t.Errorf("kitsmith %s --help does not document its exit status", c.Name())
+		}
+		if c.Use != c.Name() && !strings.HasPrefix(c.Use, c.Name()+" [flags]") {
+			t.Errorf("kitsmith %s: Use %q does not put [flags] first, as every command does", c.Name(), c.Use)
+		}
+		lines := exampleCommands(c.Example)
+		if len(lines) == 0 {
+			t.Errorf("kitsmith %s has no Example", c.Name())
+		}
+		for _, line := range lines {
+			t.Run(line, func(t *testing.T) {
+				words := shellWords(line)
+				if len(words) < 2 || words[0] != "kitsmith" || words[1] != c.Name() {
+					t.Fatalf("the example of kitsmith %s runs %q", c.Name(), line)
+				}
+				// A fresh tree: flags keep the values they parse.
+				root := newRootCmd(&rootOptions{env: env{}})
+				cmd, rest, err := root.Find(words[1:])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.ParseFlags(rest); err != nil {
+					t.Fatalf("flags: %v", err)
+				}
+				if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
+					t.Errorf("arguments: %v", err)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
+)
+
+// TestMistakesSayWhatToChange: the obvious mistakes of a new user exit 2
+// with a message, and a hint, that say what to write instead.
+func TestMistakesSayWhatToChange(t *testing.T) {
+	t.Chdir(t.TempDir())
+	at.WriteLayout(t, "out/hello", "1.0.0", at.Mixin(t).Index(t))
+	at.TarLayout(t, "out/hello", "out/hello.tar")
+	v3 := filepath.Join("v3", "tool")
+	if err := os.MkdirAll(v3, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(v3, "tool.yaml"), "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: mixin\n")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"lint", "oci:out/hello"}, []string{"hint: oci:out/hello names a kit image, and validate and lint read kit sources; judge a kit image with 'kitsmith check oci:out/hello'"}},
+		{[]string{"lint", "out/hello"}, []string{"'kitsmith check oci:out/hello'"}},
+		{[]string{"validate", "out/hello.tar"}, []string{"'kitsmith check oci-archive:out/hello.tar'"}},
+		{[]string{"validate", "oci:out/hello"}, []string{"'kitsmith check oci:out/hello'"}},
+		{[]string{"lint", "--format", "yaml", v3}, []string{`--format must be text, github, json or sarif, not "yaml"`}},
+		{[]string{"migrate", v3}, []string{v3 + " holds a v3 kit already: nothing to migrate"}},
+		{[]string{"migrate", "out"}, []string{"out holds no spec.yaml: a v2 kit is a directory holding spec.yaml"}},
+		{[]string{"migrate", "out/hello.tar"}, []string{"out/hello.tar is not a directory"}},
+		{[]string{"migrate", "nope"}, []string{"stat nope: no such file or directory: a v2 kit is a directory holding spec.yaml"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want 2\n%s", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestPublishKeyExampleRuns runs publish's --key Example against an
+// in-process registry: as written before, it failed for want of a
+// transparency log.
+func TestPublishKeyExampleRuns(t *testing.T) {
+	priv, _ := keyPair(t)
+	ref := at.Registry(t, true) + "/kits/gh:1.2.0"
+	decl := filepath.Join(buildKits, "decl-mixin")
+	stdout, stderr, code := runCLI(t, "publish", "--progress", "quiet", "--key", priv, "--tlog-upload=false", "--recursive", "-t", ref, decl)
+	if code != exitOK || !strings.Contains(stdout, "verified") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, line := range exampleCommands(newPublishCmd(&rootOptions{}).Example) {
+		if strings.Contains(line, "--key") && !strings.Contains(line, "--tlog-upload=false") && !strings.Contains(line, "--rekor-url") && !strings.Contains(line, "--signing-config") {
+			t.Errorf("example %q signs with a key and names no transparency log", line)
+		}
+	}
+}
