@@ -273,7 +273,7 @@ func (o *buildOptions) parsePlatforms(errOut io.Writer) ([]string, error) {
 	for _, s := range o.platforms {
 		p, err := platforms.Parse(strings.TrimSpace(s))
 		if strings.TrimSpace(s) == "" || err != nil {
-			return nil, usageErrorf("--platform %q is not a platform (os/arch[/variant], e.g. linux/arm64)", s)
+			return nil, platformError(s)
 		}
 		norm := platforms.Format(platforms.Normalize(p))
 		if !slices.Contains(sandboxPlatforms, norm) {

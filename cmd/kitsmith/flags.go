@@ -48,6 +48,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/containerd/platforms"
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
@@ -134,6 +135,24 @@ func destinationError(flag string, err error) error {
 		return asUsage(fmt.Errorf("%s %w", flag, err), "")
 	}
 	return asUsage(fmt.Errorf("%s: %w", flag, err), "")
+}
+
+// checkPlatform refuses a --platform value that is not a platform; ""
+// (none given) is accepted.
+func checkPlatform(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, err := platforms.Parse(strings.TrimSpace(s)); err != nil || strings.TrimSpace(s) == "" {
+		return platformError(s)
+	}
+	return nil
+}
+
+// platformError is the usage error of a --platform value that is not a
+// platform.
+func platformError(s string) error {
+	return usageErrorf("--platform %q is not a platform (os/arch[/variant], e.g. linux/arm64)", s)
 }
 
 // formatFlag is --format, one of a command's output formats.

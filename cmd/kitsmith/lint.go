@@ -379,10 +379,12 @@ func findKits(ctx context.Context, root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if _, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
+		// From the parent, so that Locate's messages name the directory.
+		base := filepath.Base(abs)
+		if _, err := spec.Locate(os.DirFS(filepath.Dir(abs)), base, base); err == nil {
 			out = append(out, p)
 		} else if errors.Is(err, spec.ErrAmbiguousKit) {
-			return fmt.Errorf("%s: %w", p, err)
+			return fmt.Errorf("searching %s: %w", p, err)
 		}
 		return nil
 	})

@@ -20,10 +20,19 @@ func TestMistakesSayWhatToChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(v3, "tool.yaml"), "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: mixin\n")
+	if err := os.MkdirAll("tree/amb", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"tree/amb/a.yaml", "tree/amb/b.yaml"} {
+		writeFile(t, f, "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: mixin\n")
+	}
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
+		{[]string{"validate", "-r", "tree"}, []string{"searching tree/amb: several kit descriptors found in amb: amb/a.yaml, amb/b.yaml"}},
+		{[]string{"inspect", "--platform", "garbage", "oci:out/hello"}, []string{`--platform "garbage" is not a platform (os/arch[/variant], e.g. linux/arm64)`}},
+		{[]string{"diff", "--platform", "linux/", "oci:out/hello", "oci:out/hello"}, []string{`--platform "linux/" is not a platform`}},
 		{[]string{"lint", "oci:out/hello"}, []string{"hint: oci:out/hello names a kit image, and validate and lint read kit sources; judge a kit image with 'kitsmith check oci:out/hello'"}},
 		{[]string{"lint", "out/hello"}, []string{"'kitsmith check oci:out/hello'"}},
 		{[]string{"validate", "out/hello.tar"}, []string{"'kitsmith check oci-archive:out/hello.tar'"}},
