@@ -130,11 +130,11 @@ func accessHint(errs []error) string {
 // destinationError returns err, a refusal of the destination flag names
 // (an *artifact.DestinationError), as a usage error naming the flag; any
 // other error is an I/O error (exit 2) naming it too.
-func destinationError(flag string, err error) error {
+func destinationError(flag string, err error) *usageError {
 	if de, ok := errors.AsType[*artifact.DestinationError](err); ok && de == err {
-		return asUsage(fmt.Errorf("%s %w", flag, err), "")
+		return &usageError{err: fmt.Errorf("%s %w", flag, err)}
 	}
-	return asUsage(fmt.Errorf("%s: %w", flag, err), "")
+	return &usageError{err: fmt.Errorf("%s: %w", flag, err)}
 }
 
 // checkPlatform refuses a --platform value that is not a platform; ""
