@@ -40,7 +40,7 @@ func newBuildCmd(ro *rootOptions) *cobra.Command {
 	o := &buildOptions{}
 	cmd := &cobra.Command{
 		Use:   "build [flags] PATH",
-		Short: "Build a kit into a multi-platform OCI kit image, check it and publish it",
+		Short: "Build a kit into a multi-platform OCI kit image, check it, and write or push it",
 		Long: `Build turns a kit source into the published kit image of the specification:
 an OCI image index with one image per platform, the kit annotations on every
 manifest and on the index, and the kit's sources staged under

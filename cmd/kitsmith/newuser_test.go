@@ -75,3 +75,37 @@ func TestPublishKeyExampleRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestRootFirstRun runs the first run kitsmith --help teaches, on a kit
+// directory named as there.
+func TestRootFirstRun(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join(buildKits, "decl-mixin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.CopyFS("kits/tool", os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	long := newRootCmd(&rootOptions{}).Long
+	_, firstRun, ok := strings.Cut(long, "A first run, on a kit directory:\n")
+	firstRun, _, _ = strings.Cut(firstRun, "\n\n")
+	if !ok || firstRun == "" {
+		t.Fatalf("kitsmith --help teaches no first run:\n%s", long)
+	}
+	for _, line := range strings.Split(firstRun, "\n") {
+		for _, c := range strings.Split(line, "&&") {
+			words := shellWords(strings.TrimSpace(c))
+			if words[0] != "kitsmith" {
+				t.Fatalf("%q does not run kitsmith", c)
+			}
+			args := words[1:]
+			if args[0] == "build" {
+				args = append([]string{"build", "--progress", "quiet"}, args[1:]...)
+			}
+			if stdout, stderr, code := runCLI(t, args...); code != exitOK {
+				t.Errorf("%s: exit %d\n%s%s", c, code, stdout, stderr)
+			}
+		}
+	}
+}
