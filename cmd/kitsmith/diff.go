@@ -74,9 +74,9 @@ func (k *kitInputFlags) load(ctx context.Context, input string, o review.LoadOpt
 	case errors.As(err, &se):
 		return nil, &exitError{code: exitFindings, err: err}
 	}
-	hint := openHint(err)
+	hint := sourcePathHint(input) // a bare path is read as a kit source here
 	if hint == "" {
-		hint = sourcePathHint(input)
+		hint = registryRefHint(input, err)
 	}
 	return nil, asUsage(err, hint)
 }

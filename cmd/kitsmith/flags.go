@@ -81,7 +81,7 @@ func (r *registryFlags) open(ctx context.Context, ref string) (*artifact.Artifac
 	}
 	a, err := artifact.Open(ctx, ref, r.artifactOptions()...)
 	if err != nil {
-		return nil, asUsage(err, openHint(err))
+		return nil, asUsage(err, refHint(ref, err))
 	}
 	return a, nil
 }

@@ -109,3 +109,36 @@ func TestRootFirstRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRefHint: what a reference that failed to read should have been.
+func TestRefHint(t *testing.T) {
+	t.Chdir(t.TempDir())
+	at.WriteLayout(t, "out/hello", "1.0.0", at.Mixin(t).Index(t))
+	for _, tc := range []struct{ ref, want string }{
+		{"out/hello", "hint: did you mean oci:out/hello?"},
+		{"http://127.0.0.1:5000/kits/a:1", "hint: a registry reference has no URL scheme: write 127.0.0.1:5000/kits/a:1 "},
+		{"127.0.0.1:5000/Kits/a:1", "hint: repository names are lowercase: write 127.0.0.1:5000/kits/a:1"},
+		{"localhost:5000/kits/A@sha256:ab", "hint: repository names are lowercase: write localhost:5000/kits/a@sha256:ab"},
+		{"127.0.0.1:5000/kits/a:V1", ""}, // tags may hold capitals
+		{"oci:Out/Hello", ""},
+	} {
+		t.Run(tc.ref, func(t *testing.T) {
+			got := refHint(tc.ref, nil)
+			if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
+				t.Errorf("refHint(%q) = %q, want %q...", tc.ref, got, tc.want)
+			}
+		})
+	}
+	for _, args := range [][]string{
+		{"check", "http://127.0.0.1:5000/kits/a:1"},
+		{"inspect", "127.0.0.1:5000/Kits/a:1"},
+		{"diff", "https://127.0.0.1:5000/kits/a:1", "oci:out/hello"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			_, stderr, code := runCLI(t, args...)
+			if code != exitUsage || !strings.Contains(stderr, "\nhint: ") {
+				t.Errorf("exit %d, stderr %q; want 2 and a hint", code, stderr)
+			}
+		})
+	}
+}
