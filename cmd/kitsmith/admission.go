@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"gopkg.in/yaml.v3"
@@ -74,21 +73,13 @@ func loadPolicy(path string) (*review.Policy, error) {
 	return p, nil
 }
 
-// ceilingVerdict judges the kit in a against the policy's permission
-// ceiling (the published descriptor, effective with review.WithKitArgs
-// and the defaults) and writes the verdict in format (text or json).
-// Violations exit 1; a baseline that cannot be read exits 2. A policy
-// without a ceiling passes.
-func ceilingVerdict(ctx context.Context, out io.Writer, a *artifact.Artifact, p *review.Policy, format string, opts ...review.CeilingOption) error {
+// checkCeiling judges the kit in a against the policy's ceiling; failing
+// to (a descriptor or a baseline that cannot be read, an undeclared kit
+// arg) is a usage or I/O error (exit 2).
+func checkCeiling(ctx context.Context, a *artifact.Artifact, p *review.Policy, opts ...review.CeilingOption) (*review.CeilingResult, error) {
 	r, err := review.CheckArtifact(ctx, a, p, opts...)
 	if err != nil {
-		return usageErrorf("checking the permission ceiling: %v", err)
+		return nil, usageErrorf("checking the permission ceiling: %v", err)
 	}
-	if err := review.WriteCeiling(out, r, format); err != nil {
-		return fmt.Errorf("writing the ceiling verdict: %w", err)
-	}
-	if !r.OK() {
-		return errFindings
-	}
-	return nil
+	return r, nil
 }

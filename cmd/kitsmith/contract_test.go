@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
 )
 
 // TestJSONFormatVersion runs every command that prints or writes JSON and
@@ -18,6 +20,11 @@ func TestJSONFormatVersion(t *testing.T) {
 	kits := newTestKits(t)
 	meta := filepath.Join(t.TempDir(), "meta.json")
 	v2 := copyKit(t, "top-level")
+	sf := newSignFixture(t)
+	if _, stderr, code := runCLI(t, sf.signArgs("--identity-token", signtest.Token(testSigner), sf.refs["layout"])...); code != exitOK {
+		t.Fatalf("sign: exit %d\n%s", code, stderr)
+	}
+	admission := writePolicy(t, t.TempDir(), "policy.yaml", trustedSigners+"ceiling:\n  network:\n    runtime: [example.com]\n")
 	tests := []struct {
 		name string
 		args []string
@@ -31,6 +38,8 @@ func TestJSONFormatVersion(t *testing.T) {
 		{name: "check", args: []string{"check", "--format", "json", "oci:" + kits.dir + "/tool"}, want: 1},
 		{name: "version", args: []string{"version", "--format", "json"}, want: 1},
 		{name: "migrate", args: []string{"migrate", "--format", "json", v2}, want: 1},
+		{name: "verify", args: sf.verifyArgs("--format", "json", "--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, sf.refs["layout"]), want: 1},
+		{name: "verify --policy", args: sf.verifyArgs("--format", "json", "--policy", admission, sf.refs["layout"]), want: 1},
 		{name: "build metadata", args: []string{"build", "--progress", "quiet", "--metadata-file", meta, buildKits + "/decl-mixin"}, file: meta, want: 1, old: true},
 	}
 	for _, tc := range tests {

@@ -33,6 +33,7 @@ type publishOptions struct {
 	unsigned     bool
 	recursive    bool
 	metadataFile string
+	policyFile   string
 }
 
 func newPublishCmd(ro *rootOptions) *cobra.Command {
@@ -52,6 +53,16 @@ A failure at any stage leaves no tag, names the stage and why, and exits 1;
 what was pushed by digest stays (it is invisible without a tag) and is listed.
 An existing tag pointing at another digest is refused unless --force; the
 same digest under the same tag is a no-op that says so.
+
+A kind: set is resolved at validate with the kits it lists, read from their
+registries, as a runtime will judge it: a set whose kits conflict, leave a
+requirement open or break a merge rule fails there, every problem named.
+With --policy FILE (an admission policy, docs/policy.md), each built kit must
+stay within the policy's permission ceiling before anything is pushed: a
+grant beyond it fails the stage "policy", naming the grant, its declaration
+(file:line:col) and the rule, and leaves no tag. The policy's signers are
+not consulted here (publish verifies the identity it signs with); check them
+with 'kitsmith verify --policy FILE' afterwards.
 
 Several kits: --tag-template names each kit's reference from its descriptor
 ({stem}, {name} = the kit directory, {version}, {kind}); kits are published
@@ -80,6 +91,9 @@ stage; 2 usage, configuration or I/O error.`,
   kitsmith publish --signing-config signing_config.json --trusted-root trusted_root.json \
     --identity-token "$TOKEN" -t registry.example.org/kits/gh:1.2.0 kits/gh
 
+  # a release gate: nothing beyond the repository's permission ceiling is pushed
+  kitsmith publish --policy kits/policy.yaml kits/*/ --tag-template 'ghcr.io/acme/{stem}:{version}'
+
   # no signature, said out loud in the summary
   kitsmith publish --unsigned -t 127.0.0.1:5000/kits/gh:dev kits/gh`,
 		Args: cobra.MinimumNArgs(1),
@@ -105,7 +119,9 @@ stage; 2 usage, configuration or I/O error.`,
 	f.StringVar(&o.metadataFile, "metadata-file", "", "write what was published (digests, referrers, signer, timings) as JSON to this file")
 	_ = cmd.RegisterFlagCompletionFunc("fail-level", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("platform", platformCompletion)
+	f.StringVar(&o.policyFile, "policy", "", "admission policy file whose permission ceiling every kit must stay within before it is pushed (docs/policy.md)")
 	_ = cmd.MarkFlagFilename("metadata-file", "json")
+	_ = cmd.MarkFlagFilename("policy", "yaml", "yml", "json")
 	return cmd
 }
 
@@ -139,6 +155,14 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 		Build:      build.Options{Platforms: o.platforms, BuildArgs: args, NoCache: o.noCache, InsecureRegistry: o.insecure},
 		Registry:   publish.NewRegistry(o.artifactOptions()...),
 		Provenance: githubProvenance(ro.env),
+	}
+	if o.policyFile != "" {
+		if po.Policy, err = loadPolicy(o.policyFile); err != nil {
+			return po, err
+		}
+		if po.Policy.Ceiling == nil {
+			return po, usageErrorf("--policy %s states no ceiling for publish to apply; its signers are checked by kitsmith verify --policy", o.policyFile)
+		}
 	}
 	po.Build.SourceDateEpoch, err = envSourceDateEpoch(ro.env)
 	return po, err

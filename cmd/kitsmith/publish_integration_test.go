@@ -13,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/kitsmith/kitsmith/internal/testsvc/stack"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/publish"
+	"github.com/kitsmith/kitsmith/pkg/review"
 )
 
 // publishServices returns the local Sigstore stack and registry, or skips
@@ -68,16 +71,17 @@ func cosign(t *testing.T, s stack.Stack, args ...string) (string, error) {
 }
 
 // TestPublishIntegration publishes both repository kits keyless against
-// the local Sigstore stack and registry, then checks the pushed
-// references with kitsmith check, cosign verify and cosign
-// verify-attestation --type slsaprovenance1, and logs the time per stage.
+// the local Sigstore stack and registry, gated by kits/policy.yaml's
+// ceiling, then checks the pushed references with kitsmith check, kitsmith
+// verify (--policy too), cosign verify and cosign verify-attestation
+// --type slsaprovenance1, and logs the time per stage.
 func TestPublishIntegration(t *testing.T) {
 	s, reg := publishServices(t)
 	prefix := fmt.Sprintf("%s/kitsmith-publish-%d", reg, time.Now().UnixNano())
 	meta := filepath.Join(t.TempDir(), "publish.json")
 	tok := s.Token(t, stack.Email, nil)
 	args := append(trustFlags(s), "--identity-token", tok, "--tag-template", prefix+"/{stem}:{version}",
-		"--metadata-file", meta, "../../kits/outside", "../../kits/inside")
+		"--policy", "../../kits/policy.yaml", "--metadata-file", meta, "../../kits/outside", "../../kits/inside")
 	start := time.Now()
 	stdout, stderr, code := runPublish(t, env{"HOME": t.TempDir()}, args...)
 	wall := time.Since(start)
@@ -85,6 +89,7 @@ func TestPublishIntegration(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	m := readMetadata(t, meta)
+	policyFile := repoPolicyFor(t, review.Signer{Identity: stack.DefaultEmail, Issuer: s.OIDCURL})
 	t.Logf("kitsmith publish of %d kits: %s wall", len(m.Kits), wall.Round(time.Millisecond))
 	for _, k := range m.Kits {
 		t.Logf("  %s: %v ms by stage", k.Stem, k.TimingsMillis)
@@ -94,12 +99,26 @@ func TestPublishIntegration(t *testing.T) {
 		if _, stderr, code := runCLI(t, "check", k.Reference); code != 0 {
 			t.Errorf("kitsmith check %s: exit %d\n%s", k.Reference, code, stderr)
 		}
-		verify := append([]string{"verify", "--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}, trustFlags(s)[:2]...)
+		trust := trustFlags(s)[:2]
 		if s.CTLogURL == "" {
-			verify = append(verify, "--insecure-ignore-sct")
+			trust = append(trust, "--insecure-ignore-sct")
 		}
+		verify := append([]string{"verify", "--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}, trust...)
+		pstart := time.Now()
 		if stdout, stderr, code := runCLI(t, append(verify, k.Reference)...); code != 0 {
 			t.Errorf("kitsmith verify %s: exit %d\n%s%s", k.Reference, code, stdout, stderr)
+		}
+		plain := time.Since(pstart)
+		admission := append(append([]string{"verify", "--policy", policyFile}, trust...), k.Reference)
+		vstart := time.Now()
+		if stdout, stderr, code := runCLI(t, admission...); code != 0 || !strings.Contains(stdout, "stays within the permission ceiling") {
+			t.Errorf("kitsmith verify --policy (kits/policy.yaml's ceiling) %s: exit %d\n%s%s", k.Reference, code, stdout, stderr)
+		}
+		t.Logf("  %s: kitsmith verify %s, verify --policy %s wall", k.Stem, plain.Round(time.Millisecond), time.Since(vstart).Round(time.Millisecond))
+		// kits/policy.yaml itself trusts only the release workflow.
+		repoPolicy := append(append([]string{"verify", "--policy", filepath.Join("..", "..", "kits", "policy.yaml")}, trust...), k.Reference)
+		if stdout, stderr, code := runCLI(t, repoPolicy...); code != exitFindings || !strings.Contains(stdout, "not verified") {
+			t.Errorf("kitsmith verify --policy kits/policy.yaml %s signed by %s: exit %d, want 1\n%s%s", k.Reference, stack.DefaultEmail, code, stdout, stderr)
 		}
 		policy := []string{"--trusted-root", s.TrustedRoot, "--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL, "--allow-insecure-registry"}
 		if s.CTLogURL == "" {
@@ -115,6 +134,30 @@ func TestPublishIntegration(t *testing.T) {
 		}
 		checkProvenance(t, out, k)
 	}
+}
+
+// repoPolicyFor writes kits/policy.yaml with its signers replaced by
+// signer (and no GitHub workflow claims), so that kits the test signs are
+// judged against the repository's own ceiling.
+func repoPolicyFor(t *testing.T, signer review.Signer) string {
+	t.Helper()
+	p, err := review.LoadPolicy(filepath.Join("..", "..", "kits", "policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Ceiling == nil {
+		t.Fatal("kits/policy.yaml states no ceiling")
+	}
+	p.Signers, p.GitHubWorkflow = []review.Signer{signer}, nil
+	b, err := yaml.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 // checkProvenance decodes the statement cosign verify-attestation printed

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,5 +133,48 @@ func TestPublishExistingTag(t *testing.T) {
 	}
 	if d, _ := artifact.Head(context.Background(), ref); d.Digest == before.Digest {
 		t.Errorf("--force left the tag at %s", d.Digest)
+	}
+}
+
+// TestPublishPolicy: publish --policy judges each built kit against the
+// policy's ceiling before anything is pushed. Both repository kits stay
+// within kits/policy.yaml; a kit beyond a ceiling fails at the policy
+// stage, naming the grant, its declaration and the rule, with no tag.
+func TestPublishPolicy(t *testing.T) {
+	reg := artifacttest.Registry(t, true)
+	dir := t.TempDir()
+	narrow := writePolicy(t, dir, "narrow.yaml", "policyVersion: \"1\"\nceiling:\n  network:\n    runtime: [\"*.example.org\"]\n")
+	signersOnly := writePolicy(t, dir, "signers.yaml", trustedSigners)
+	e := env{"SOURCE_DATE_EPOCH": "0"}
+
+	stdout, stderr, code := runPublish(t, e, "--unsigned", "--policy", "../../kits/policy.yaml", "--tag-template", reg+"/kits/{stem}:{version}", "../../kits/outside", "../../kits/inside")
+	if code != exitOK || strings.Count(stdout, "published "+reg) != 2 {
+		t.Errorf("the repository kits under kits/policy.yaml: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	ref := reg + "/kits/wide:1.0.0"
+	stdout, stderr, code = runPublish(t, e, "--unsigned", "--policy", narrow, "-t", ref, "../../pkg/publish/testdata/wide")
+	for _, want := range []string{
+		"wide.yaml at policy: no tag written",
+		"../../pkg/publish/testdata/wide/wide.yaml:15:", "network.runtime.allow telemetry.example.net is beyond the ceiling", "[ceiling.network.runtime]",
+	} {
+		if !strings.Contains(stdout+stderr, want) {
+			t.Errorf("a kit beyond the ceiling: output does not say %q", want)
+		}
+	}
+	if code != exitFindings || strings.Contains(stdout, "pushed by digest") || strings.Contains(stdout+stderr, "api.example.org is beyond") {
+		t.Errorf("a kit beyond the ceiling: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if _, err := artifact.Head(context.Background(), ref); !errors.Is(err, artifact.ErrNotFound) {
+		t.Errorf("tag %s after the policy refused the kit: %v; want none", ref, err)
+	}
+
+	for _, tc := range []struct{ name, policy, want string }{
+		{"no ceiling", signersOnly, "states no ceiling"},
+		{"missing file", filepath.Join(dir, "none.yaml"), "reading the policy"},
+	} {
+		if _, stderr, code := runPublish(t, e, "--unsigned", "--policy", tc.policy, "-t", ref, "../../pkg/publish/testdata/wide"); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, want 2 saying %q\n%s", tc.name, code, tc.want, stderr)
+		}
 	}
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/sign"
+	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
 )
 
 const reviewTestdata = "../../pkg/review/testdata/diff"
@@ -134,10 +137,11 @@ capabilities:
         allow: [%s]
 `
 
-// TestReviewEndToEnd publishes version 1 of a kit, adds an allow entry and
-// publishes version 2: diff reports exactly that widening, and a ceiling
-// excluding the new host refuses version 2, naming it, and admits version
-// 1. The registry is KITSMITH_TEST_REGISTRY under KITSMITH_INTEGRATION=1,
+// TestReviewEndToEnd publishes version 1 of a kit (kitsmith publish,
+// signed with an in-process Sigstore), adds an allow entry and publishes
+// version 2: diff reports exactly that widening, and verify --policy with a
+// ceiling excluding the new host refuses version 2, naming it, and admits
+// version 1. The registry is KITSMITH_TEST_REGISTRY under KITSMITH_INTEGRATION=1,
 // an in-process one on 127.0.0.1 otherwise.
 func TestReviewEndToEnd(t *testing.T) {
 	reg := os.Getenv("KITSMITH_TEST_REGISTRY")
@@ -146,7 +150,8 @@ func TestReviewEndToEnd(t *testing.T) {
 	} else if reg == "" {
 		t.Fatal("KITSMITH_INTEGRATION=1 but KITSMITH_TEST_REGISTRY is not set (scripts/services.sh env)")
 	}
-	repo := reg + "/kitsmith-review/e2e"
+	repo := fmt.Sprintf("%s/kitsmith-review-%d/e2e", reg, time.Now().UnixNano())
+	sf := newSignFixture(t) // an in-process Sigstore: publish signs, verify checks
 	dir := filepath.Join(t.TempDir(), "e2e")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -158,9 +163,11 @@ func TestReviewEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref := repo + ":" + version
-		out, errOut, code := runBuild(t, env{"SOURCE_DATE_EPOCH": "0"}, "--progress", "quiet", "--tag", ref, "--push", dir)
+		args := []string{"--trusted-root", sf.trustedRoot, "--fulcio-url", sf.ss.FulcioURL, "--tsa-url", sf.ss.TSAURL, "--tlog-upload=false",
+			"--insecure-ignore-sct", "--identity-token", signtest.Token(testSigner), "-t", ref, dir}
+		out, errOut, code := runPublish(t, env{"SOURCE_DATE_EPOCH": "0", "HOME": t.TempDir()}, args...)
 		if code != exitOK {
-			t.Fatalf("build %s: exit %d\n%s%s", ref, code, out, errOut)
+			t.Fatalf("publish %s: exit %d\n%s%s", ref, code, out, errOut)
 		}
 		return ref
 	}
@@ -183,7 +190,8 @@ func TestReviewEndToEnd(t *testing.T) {
 		t.Errorf("widenings (-want +got):\n%s\nnarrowings: %v", diff, d.Narrowings)
 	}
 
-	p, err := review.ParsePolicy("policy.yaml", []byte("policyVersion: \"1\"\nceiling:\n  network:\n    runtime: [\"*.example.org\"]\n"))
+	policyFile := writePolicy(t, t.TempDir(), "policy.yaml", trustedSigners+"ceiling:\n  network:\n    runtime: [\"*.example.org\"]\n")
+	p, err := review.LoadPolicy(policyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,10 +218,13 @@ func TestReviewEndToEnd(t *testing.T) {
 			t.Errorf("%s: violations (-want +got):\n%s", tc.ref, diff)
 		}
 		// as verify --policy reports it
-		var b strings.Builder
-		err = ceilingVerdict(context.Background(), &b, a, p, "text")
-		if (err != nil) != (tc.want != nil) || tc.want != nil && !strings.Contains(b.String(), "upload.example.net") {
-			t.Errorf("%s: ceilingVerdict: %v\n%s", tc.ref, err, b.String())
+		wantCode, wantOut := exitOK, "stays within the permission ceiling"
+		if tc.want != nil {
+			wantCode, wantOut = exitFindings, tc.want[0]
+		}
+		out, errOut, code := runCLI(t, sf.verifyArgs("--policy", policyFile, tc.ref)...)
+		if code != wantCode || !strings.Contains(out, "verified, 2 of 2") || !strings.Contains(out, wantOut) { // the signature and the provenance
+			t.Errorf("verify --policy %s: exit %d, want %d saying %q\n%s%s", tc.ref, code, wantCode, wantOut, out, errOut)
 		}
 	}
 }
@@ -308,7 +319,7 @@ func TestApplyPolicyFile(t *testing.T) {
 	if err != nil || p == nil || p.Ceiling == nil {
 		t.Fatalf("kits/policy.yaml: %v, %v", p, err)
 	}
-	want := sign.Policy{GitHubWorkflowRepository: "kitsmith/kitsmith", TrustedSigners: []sign.TrustedSigner{{
+	want := sign.Policy{GitHubWorkflowRepository: "kitsmith/kitsmith", GitHubWorkflowTrigger: "push", TrustedSigners: []sign.TrustedSigner{{
 		IdentityRegexp: p.Signers[0].IdentityRegexp, Issuer: "https://token.actions.githubusercontent.com"}}}
 	if diff := cmp.Diff(want, sp); diff != "" {
 		t.Errorf("sign policy (-want +got):\n%s", diff)

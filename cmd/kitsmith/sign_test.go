@@ -270,6 +270,22 @@ func TestSignVerifyKey(t *testing.T) {
 	if _, _, code := runCLI(t, "verify", "--key", pubFile, ref); code != exitFindings {
 		t.Errorf("verify --key requires a log entry by default: exit %d", code)
 	}
+	// an admission policy with a ceiling only applies to key signatures
+	for _, tc := range []struct {
+		name, policy string
+		code         int
+		want         string
+	}{
+		{"within", "policyVersion: \"1\"\nceiling:\n  network:\n    runtime: [example.com]\n", exitOK, "stays within the permission ceiling"},
+		{"beyond", "policyVersion: \"1\"\nceiling: {}\n", exitFindings, "network.runtime.allow example.com is beyond the ceiling"},
+		{"signers", trustedSigners, exitUsage, "lists signers; use a policy with a ceiling only"},
+	} {
+		policy := writePolicy(t, t.TempDir(), "policy.yaml", tc.policy)
+		stdout, stderr, code := runCLI(t, "verify", "--key", pubFile, "--insecure-ignore-tlog", "--policy", policy, ref)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("verify --key --policy (%s): exit %d, want %d saying %q\n%s%s", tc.name, code, tc.code, tc.want, stdout, stderr)
+		}
+	}
 	keyless := f.refs["referrers"]
 	if _, stderr, code := runCLI(t, f.signArgs("--identity-token", signtest.Token(testSigner), keyless)...); code != exitOK {
 		t.Fatalf("sign: exit %d\n%s", code, stderr)
@@ -284,8 +300,10 @@ func TestSignVerifyKey(t *testing.T) {
 // issue names.
 func TestSignVerifyHelp(t *testing.T) {
 	for cmd, wants := range map[string][]string{
-		"sign":   {"GitHub Actions", "id-token: write", "--trusted-root trusted_root.json --signing-config", "--key cosign.key", "Exit status"},
-		"verify": {"token.actions.githubusercontent.com", "--certificate-github-workflow-trigger", "private instance", "offline", "--policy", "Exit status"},
+		"sign": {"GitHub Actions", "id-token: write", "--trusted-root trusted_root.json --signing-config", "--key cosign.key", "Exit status"},
+		"verify": {"token.actions.githubusercontent.com", "--certificate-github-workflow-trigger", "private instance", "offline", "--policy", "Exit status",
+			"permission ceiling", "--kit-arg", "beyond the ceiling", "--policy kits/policy.yaml"},
+		"publish": {"--policy", "permission ceiling", "stage \"policy\"", "kind: set is resolved"},
 	} {
 		stdout, _, code := runCLI(t, cmd, "--help")
 		if code != exitOK {

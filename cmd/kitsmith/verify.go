@@ -9,11 +9,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/spf13/cobra"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
@@ -35,6 +38,7 @@ type verifyOptions struct {
 	registryFlags
 	formatFlag
 	verifierFlags
+	kitArgs []string
 }
 
 func newVerifyCmd(ro *rootOptions) *cobra.Command {
@@ -57,17 +61,29 @@ signed timestamp), and matches the policy:
   --certificate-identity / --certificate-identity-regexp   the signer (SAN)
   --certificate-oidc-issuer / --certificate-oidc-issuer-regexp
   --certificate-github-workflow-repository, -ref, -trigger, -name, -sha
-  --policy FILE   trusted signers, a JSON or YAML list of
+  --policy FILE   an admission policy (docs/policy.md): trusted signers,
+                  GitHub workflow claims and a permission ceiling; or sign's
+                  plain JSON or YAML list of trusted signers
                   {identity | identityRegexp, issuer | issuerRegexp}
+
+With a policy that states a ceiling, the kit must also stay within it once
+a signature is accepted: the published descriptor of the verified digest
+(read from its manifest annotation, no other network), in its effective form
+with --kit-arg values and the defaults, may grant no network destination,
+credential, path, device, port, SSH agent or privilege the ceiling does not
+allow, and no widening of a pinned baseline. Each violation names the
+surface entry and the policy rule it breaks.
 
 The trusted root is public-good Sigstore's (through TUF, cached in
 --tuf-cache) unless --trusted-root names one, which also verifies offline.
 With --key PUB.pem, signatures made with that key are verified instead; their
 log entry and timestamps against --trusted-root, or --insecure-ignore-tlog.
 
-Exit status: 0 at least one signature satisfies the policy; 1 none does (the
-reason for each is printed) or the kit has none; 2 usage, configuration or
-I/O error.`,
+Exit status: 0 at least one signature satisfies the policy and the kit stays
+within the ceiling (if any); 1 no signature does (the reason for each is
+printed), the kit has none, or the kit is beyond the ceiling (each violation
+is printed); 2 usage, configuration or I/O error, including a policy that
+cannot be read and a baseline that cannot be.`,
 		Example: `  # a kit signed in GitHub Actions by the release workflow of acme/kits
   kitsmith verify ghcr.io/acme/kits/tool:1.2.0 \
       --certificate-identity https://github.com/acme/kits/.github/workflows/release.yml@refs/heads/main \
@@ -85,6 +101,11 @@ I/O error.`,
 
   # offline: a copied trusted root and an OCI layout
   kitsmith verify --trusted-root trusted_root.json --policy signers.json oci:out/tool
+
+  # an admission policy: trusted signers and a permission ceiling, judged on
+  # the effective form with a create-phase arg
+  kitsmith verify --policy kits/policy.yaml --kit-arg apiHost=petstore3.swagger.io \
+      ghcr.io/kitsmith/reshapr-inside:0.3.0
 
   # a kit signed with kitsmith sign --key, logged in a private instance's Rekor
   kitsmith verify --key cosign.pub --trusted-root trusted_root.json registry.example.org/kits/tool:1.2.0
@@ -109,6 +130,7 @@ func (o *verifyOptions) AddFlags(cmd *cobra.Command) {
 	o.registryFlags.AddFlags(cmd)
 	o.formatFlag.AddFlags(cmd)
 	o.verifierFlags.AddFlags(cmd)
+	cmd.Flags().StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value the ceiling judges the effective form with (repeatable; needs a --policy with a ceiling)")
 }
 
 // AddFlags registers the trust, policy and bypass flags on cmd.
@@ -125,7 +147,7 @@ func (o *verifierFlags) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&p.GitHubWorkflowTrigger, "certificate-github-workflow-trigger", "", "GitHub Actions: the event that triggered the workflow, e.g. push")
 	f.StringVar(&p.GitHubWorkflowName, "certificate-github-workflow-name", "", "GitHub Actions: the workflow's name")
 	f.StringVar(&p.GitHubWorkflowSHA, "certificate-github-workflow-sha", "", "GitHub Actions: the commit the workflow ran on")
-	f.StringVar(&o.policyFile, "policy", "", "file listing trusted signers: [{identity|identityRegexp, issuer|issuerRegexp}]")
+	f.StringVar(&o.policyFile, "policy", "", "admission policy file (signers, workflow claims, permission ceiling; docs/policy.md) or a list of trusted signers")
 	f.StringVar(&o.key, "key", "", "verify signatures made with this PEM public key instead of certificates")
 	f.StringVar(&o.predicateType, "predicate-type", "", "accept only statements of this predicate type (default: any, as cosign verify)")
 	f.BoolVar(&o.ignoreSCT, "insecure-ignore-sct", false, "bypass: accept certificates without an SCT from a CT log")
@@ -151,32 +173,46 @@ func (o *verifierFlags) validate() error {
 	if o.key == "" && !hasID && o.policyFile == "" {
 		return &usageError{err: errors.New("no signer to accept: give --certificate-identity and --certificate-oidc-issuer (or their -regexp forms), --policy FILE, or --key"), hint: "See 'kitsmith verify --help'."}
 	}
-	if o.key != "" && (hasID || o.policyFile != "") {
-		return usageErrorf("--key verifies key-based signatures, which have no identity: drop the identity flags and --policy")
+	if o.key != "" && hasID {
+		return usageErrorf("--key verifies key-based signatures, which have no identity: drop the identity flags")
 	}
 	return nil
 }
 
-// policyOf returns the policy the flags and --policy FILE give.
-func (o *verifierFlags) policyOf() (sign.Policy, error) {
+// policyOf returns the signature policy the flags and --policy FILE
+// give, and the admission policy when the file is one (nil for sign's
+// plain list of signers).
+func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	p := o.policy
 	p.PredicateType = o.predicateType
-	if o.policyFile != "" {
-		data, err := os.ReadFile(o.policyFile)
-		if err != nil {
-			return sign.Policy{}, asUsage(fmt.Errorf("reading the policy: %w", err), "")
-		}
-		if p.TrustedSigners, err = sign.ParseTrustedSigners(data); err != nil {
-			return sign.Policy{}, asUsage(fmt.Errorf("%s: %w", o.policyFile, err), "")
-		}
+	if o.policyFile == "" {
+		return p, nil, nil
 	}
-	return p, nil
+	admission, err := applyPolicyFile(o.policyFile, &p)
+	if err != nil {
+		return sign.Policy{}, nil, err
+	}
+	hasID := p.Identity != "" || p.IdentityRegexp != ""
+	switch {
+	case o.key != "" && len(p.TrustedSigners) > 0:
+		return sign.Policy{}, nil, usageErrorf("--key verifies key-based signatures, which have no identity: %s lists signers; use a policy with a ceiling only", o.policyFile)
+	case o.key == "" && !hasID && len(p.TrustedSigners) == 0:
+		return sign.Policy{}, nil, usageErrorf("no signer to accept: %s lists no signers; add signers, --certificate-identity and --certificate-oidc-issuer, or --key", o.policyFile)
+	}
+	return p, admission, nil
 }
 
 func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref string) error {
-	p, err := o.policyOf()
+	p, admission, err := o.policyOf()
 	if err != nil {
 		return err
+	}
+	kitArgs, err := parseKeyValues("--kit-arg", o.kitArgs)
+	if err != nil {
+		return err
+	}
+	if len(kitArgs) > 0 && (admission == nil || admission.Ceiling == nil) {
+		return usageErrorf("--kit-arg only applies to a --policy that states a ceiling")
 	}
 	v, err := o.verifier(ctx, e)
 	if err != nil {
@@ -191,20 +227,61 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	if err != nil {
 		return asUsage(err, openHint(err))
 	}
-	res, err := v.Verify(ctx, st, kit, p)
+	res, verr := v.Verify(ctx, st, kit, p)
 	var ve *sign.VerificationError
 	switch {
-	case err == nil, errors.Is(err, sign.ErrNoSignature), errors.As(err, &ve):
+	case verr == nil, errors.Is(verr, sign.ErrNoSignature), errors.As(verr, &ve):
 	default:
-		return asUsage(err, openHint(err))
+		return asUsage(verr, openHint(verr))
 	}
-	if werr := o.write(out, ref, res); werr != nil {
+	var ceiling *review.CeilingResult
+	if verr == nil && admission != nil && admission.Ceiling != nil {
+		if ceiling, err = verifiedCeiling(ctx, ref, res.Subject, admission, kitArgs, aopts); err != nil {
+			return err
+		}
+	}
+	if werr := o.write(out, ref, res, ceiling); werr != nil {
 		return &exitError{code: exitUsage, err: werr}
 	}
-	if err != nil {
+	if verr != nil || ceiling != nil && !ceiling.OK() {
 		return errFindings
 	}
 	return nil
+}
+
+// verifiedCeiling judges the kit at the verified digest, not whatever the
+// reference names by now, against the admission policy's ceiling.
+func verifiedCeiling(ctx context.Context, ref string, subject v1.Descriptor, p *review.Policy, kitArgs map[string]string, aopts []artifact.Option) (*review.CeilingResult, error) {
+	pinned, err := pinnedRef(ref, subject.Digest.String())
+	if err != nil {
+		return nil, asUsage(err, "")
+	}
+	a, err := artifact.Open(ctx, pinned, aopts...)
+	if err != nil {
+		return nil, asUsage(err, openHint(err))
+	}
+	r, err := checkCeiling(ctx, a, p, review.WithKitArgs(kitArgs), review.WithArtifactOptions(aopts...))
+	if err != nil {
+		return nil, err
+	}
+	if r.Digest != subject.Digest.String() {
+		return nil, usageErrorf("%s changed while it was verified: the signature is on %s, the kit read is %s", ref, subject.Digest, r.Digest)
+	}
+	return r, nil
+}
+
+// pinnedRef names the kit at digest: repo@digest for a registry
+// reference; a layout or archive reference stays (its digest is compared
+// once read).
+func pinnedRef(ref, digest string) (string, error) {
+	if strings.HasPrefix(ref, artifact.LayoutPrefix) || strings.HasPrefix(ref, artifact.ArchivePrefix) {
+		return ref, nil
+	}
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", ref, err)
+	}
+	return r.Context().Name() + "@" + digest, nil
 }
 
 // verifier builds the Verifier the trust flags select.
@@ -254,28 +331,61 @@ func (o *verifierFlags) verifier(ctx context.Context, e env) (*sign.Verifier, er
 
 // verifyJSON is verify's JSON document.
 type verifyJSON struct {
-	FormatVersion int              `json:"formatVersion"`
-	Reference     string           `json:"reference"`
-	Verified      bool             `json:"verified"`
-	Subject       v1.Descriptor    `json:"subject"`
-	Signatures    []sign.Signature `json:"signatures"`
+	FormatVersion int    `json:"formatVersion"`
+	Reference     string `json:"reference"`
+	// Verified is the verdict, as the exit status says it: a signature
+	// satisfies the policy and the kit stays within its ceiling (if any).
+	Verified   bool             `json:"verified"`
+	Subject    v1.Descriptor    `json:"subject"`
+	Signatures []sign.Signature `json:"signatures"`
+	// Ceiling is the permission ceiling's verdict on the verified digest;
+	// absent without a ceiling or without an accepted signature.
+	Ceiling *ceilingJSON `json:"ceiling,omitempty"`
 }
 
-// write prints the result as text or JSON.
-func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result) error {
+// ceilingJSON is the ceiling's verdict in verify's JSON document.
+type ceilingJSON struct {
+	OK bool `json:"ok"`
+	*review.CeilingResult
+}
+
+// write prints the result, and the ceiling's verdict when there is one,
+// as text or JSON.
+func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceiling *review.CeilingResult) error {
 	accepted := len(res.Accepted())
 	name := ref
 	if !strings.Contains(ref, res.Subject.Digest.String()) {
 		name = ref + " (" + res.Subject.Digest.String() + ")"
 	}
 	if o.json() {
+		doc := verifyJSON{
+			FormatVersion: sign.ResultFormatVersion, Reference: ref, Verified: accepted > 0 && (ceiling == nil || ceiling.OK()),
+			Subject: res.Subject, Signatures: res.Signatures,
+		}
+		if ceiling != nil {
+			doc.Ceiling = &ceilingJSON{OK: ceiling.OK(), CeilingResult: ceiling}
+		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(verifyJSON{
-			FormatVersion: sign.ResultFormatVersion, Reference: ref, Verified: accepted > 0,
-			Subject: res.Subject, Signatures: res.Signatures,
-		})
+		return enc.Encode(doc)
 	}
+	// Identities, reasons and grants come from certificates and the kit:
+	// escaped, so that none can drive the terminal.
+	w := textsafe.NewWriter(out)
+	if err := writeSignatures(w, name, res); err != nil {
+		return err
+	}
+	if ceiling != nil {
+		if err := review.WriteCeiling(w, ceiling, review.FormatText); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// writeSignatures prints each signature's verdict as text.
+func writeSignatures(out io.Writer, name string, res *sign.Result) error {
+	accepted := len(res.Accepted())
 	switch {
 	case len(res.Signatures) == 0:
 		_, err := fmt.Fprintf(out, "%s: no Sigstore signature found\n", name)

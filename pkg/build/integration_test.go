@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"fmt"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"maps"
 	"os"
@@ -283,6 +284,9 @@ build: |
 
 func TestIntegrationSet(t *testing.T) {
 	c, reg := integration(t)
+	// A namespace of this run's own: the registry is shared with other
+	// checkouts' test runs, which push the same kits under the same tags.
+	reg += fmt.Sprintf("/run-%d", time.Now().UnixNano())
 	for kit, tag := range map[string]string{"decl-mixin": "1.0.0", "decl-mixin-b": "2.1.0", "companion-workload": "0.4.0"} {
 		if _, err := Build(context.Background(), c, loadKit(t, kit), Options{
 			Outputs: []Output{{Type: OutputRegistry, Dest: reg + "/kitsmith-test/" + kit + ":" + tag}},

@@ -157,56 +157,15 @@ func cmpString(a, b string) int {
 // publishOwn publishes the set's own descriptor as the derived kind with
 // every listed kit pinned to the digest it resolved to.
 func publishOwn(k *spec.Kit, kind string, listed []*member, opts *options) (*spec.Published, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(k.Source, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("reading the set descriptor %s again: not a YAML mapping", k.Path)
+	digests := make([]string, len(listed))
+	for i, m := range listed {
+		digests[i] = m.digest.String()
 	}
-	root := doc.Content[0]
-	setScalar(root, "kind", kind)
-	if kits := mapValue(root, "kits"); kits != nil && kits.Kind == yaml.SequenceNode {
-		for i, item := range kits.Content {
-			if i < len(listed) && item.Kind == yaml.MappingNode {
-				setScalar(item, "digest", listed[i].digest.String())
-			}
-		}
-	}
-	src, err := yaml.Marshal(&doc)
-	if err != nil {
-		return nil, err
-	}
-	src = append([]byte(spec.SyntaxLine+"\n"), src...)
-	pk, err := spec.Parse(k.Path, src)
-	if err != nil {
-		return nil, err
-	}
-	pk.Files = k.Files
-	pub, rep := pk.Publish(opts.BuildArgs)
+	pub, rep := k.PublishSet(kind, digests, opts.BuildArgs)
 	if pub == nil || !rep.OK() {
 		return nil, &DescriptorError{Kit: k.Path, Report: rep}
 	}
 	return pub, nil
-}
-
-// mapValue returns the value of key in a YAML mapping, or nil.
-func mapValue(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
-}
-
-// setScalar sets key to a string value in a YAML mapping.
-func setScalar(m *yaml.Node, key, value string) {
-	v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			m.Content[i+1] = v
-			return
-		}
-	}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
 }
 
 // descriptorYAML renders a descriptor as staged YAML, fields in the

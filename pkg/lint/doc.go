@@ -7,7 +7,9 @@
 // Run lints loaded kits (see package spec) with a Registry of Rules,
 // DefaultRules unless WithRules says otherwise. Each rule sees an Input:
 // the kit with source positions, its recipe parsed with BuildKit's
-// Dockerfile parser, and every lifecycle hook and shell-like lifecycle file
+// Dockerfile parser, and every lifecycle hook, shell-like lifecycle file
+// and script a hook runs from the kit (a lifecycle file, or a kit file the
+// recipe copies to the path the hook runs, read with spec.Kit.ReadFile)
 // parsed with a real shell parser (mvdan.cc/sh), so that quoting,
 // here-documents, assignments and parameter expansions are understood
 // rather than guessed. Rules only return Findings with a Range and a

@@ -111,3 +111,8 @@ func ExampleWithRegistryHosts() {
 	// npm registry [npm.example.org]: 1 findings
 	//   cli.yaml:16:20: warning [egress-not-allowed] add "npm.example.org:443" to capabilities[0].config.install.allow
 }
+
+func ExampleHookBaselineEnv() {
+	fmt.Println(lint.HookBaselineEnv())
+	// Output: [PATH HOME HOSTNAME TERM PWD OLDPWD SHLVL _]
+}

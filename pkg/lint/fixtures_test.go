@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -77,13 +78,27 @@ func (m marker) String() string { return fmt.Sprintf("%s:%d %s", m.File, m.Line,
 
 var wantRE = regexp.MustCompile(`#\s*want:\s*([a-z0-9/, -]+?)\s*$`)
 
-// markers parses the want markers of every source file of k, and of the
-// kit files its descriptor names (agent-context contentFile bodies).
-func markers(k *spec.Kit) []marker {
+// markers parses the want markers of every source file of k, of the kit
+// files its descriptor names (agent-context contentFile bodies), and of
+// every other file in the kit directory (scripts the recipe copies), so
+// that a marker in a file lint never read is still expected.
+func markers(t testing.TB, k *spec.Kit) []marker {
+	t.Helper()
 	var out []marker
 	files := k.SourceFiles()
 	for name, body := range k.Files {
 		files[path.Join(k.Dir, name)] = body
+	}
+	err := filepath.WalkDir(k.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "findings.golden" || files[p] != nil {
+			return err
+		}
+		body, err := os.ReadFile(p)
+		files[p] = body
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for file, src := range files {
 		lines := strings.Split(string(src), "\n")
@@ -173,7 +188,7 @@ func TestFixtures(t *testing.T) {
 // rule; bad cases hold at least one.
 func checkFixture(t *testing.T, c fixtureCase) {
 	k, res := lintFixture(t, c.dir)
-	want := markers(k)
+	want := markers(t, k)
 	var got []marker
 	for _, f := range res.Findings {
 		got = append(got, marker{f.RuleID, f.Range.Start.File, f.Range.Start.Line})

@@ -39,7 +39,9 @@ type Input struct {
 	hosts          []hostEntry
 	injects        []injectDomain
 	runs           []runScript
-	cached         map[string]bool // which of yaml, hosts, injects, runs are computed
+	final          buildStage         // what the recipe's last stage holds of the kit
+	kitFiles       map[string]kitFile // kit files read for the scripts hooks run
+	cached         map[string]bool    // which of yaml, hosts, injects, runs, image are computed
 }
 
 // source returns the text of one of the kit's source files.
@@ -86,10 +88,15 @@ type Hook struct {
 	Script *Script
 	// Argv is the argument vector of a direct exec hook.
 	Argv []string
-	// Via is the path of the lifecycle file the hook runs, when this Hook
-	// stands for that staged script: its Script is the file's content and
-	// it runs with the invoking hook's env, user and phase.
+	// Via is the path in the sandbox of the script the hook runs, when
+	// this Hook stands for a staged script: a lifecycle file, or a kit
+	// file the recipe copies there (then Source names it). Its Script is
+	// the file's content, and it runs with the invoking hook's env, user
+	// and phase.
 	Via string
+	// Source is the path, relative to the kit directory, of the kit file
+	// the recipe copies to Via; "" for a lifecycle file or a hook.
+	Source string
 }
 
 // Label names the hook in messages as spec errors and field paths number
@@ -169,56 +176,96 @@ func NewInput(k *spec.Kit) *Input {
 	return in
 }
 
-// stagedScripts returns a Hook for every lifecycle file a hook runs as a
-// script (bash /opt/kit/setup.sh, sh setup.sh, . /etc/profile.d/x.sh,
-// /opt/kit/setup.sh), so that the hook rules see inside it.
+// stagedScripts returns a Hook for every script a hook runs (bash
+// /opt/kit/setup.sh, sh setup.sh, . /etc/profile.d/x.sh, /opt/kit/setup.sh)
+// whose source is in the kit: a lifecycle file, or a kit file the recipe
+// copies to that path. The hook rules see inside it.
 func (in *Input) stagedScripts() []*Hook {
-	if len(in.Files) == 0 {
+	if len(in.Files) == 0 && len(in.image().copies) == 0 {
 		return nil
 	}
 	var out []*Hook
 	for _, h := range in.Hooks {
-		seen := map[*LifecycleFile]bool{}
+		seen := map[string]bool{}
+		img := in.image() // its workdir follows the hook's cd commands
 		for _, c := range hookCommands(h) {
-			f := in.scriptRun(c)
-			if f == nil || seen[f] {
+			if wd, ok := cdTarget(img.workdir, c); ok {
+				img.workdir = wd
 				continue
 			}
-			seen[f] = true
-			script := f.Script
-			if script == nil {
-				script = parseScript(f.Content, in.Kit.ValuePos(f.Field+".content"))
-			}
-			if script == nil {
+			target, shell := runTarget(h, c)
+			if target == "" {
 				continue
 			}
-			out = append(out, &Hook{Phase: h.Phase, Index: h.Index, Field: f.Field, Hook: spec.Hook{Env: h.Env, User: h.User,
-				Background: h.Background}, Script: script, Via: f.Path})
+			field, via, src := h.Field, "", ""
+			script := (*Script)(nil)
+			if f := in.lifecycleFile(target); f != nil {
+				field, via, script = f.Field, f.Path, f.Script
+				if script == nil {
+					script = parseScript(f.Content, in.contentPos(f))
+				}
+			} else {
+				script, via, src = in.copiedScript(img, target, shell)
+			}
+			if script == nil || seen[via] {
+				continue
+			}
+			seen[via] = true
+			out = append(out, &Hook{Phase: h.Phase, Index: h.Index, Field: field, Hook: spec.Hook{Env: h.Env, User: h.User,
+				Background: h.Background}, Script: script, Via: via, Source: src})
 		}
 	}
 	return out
 }
 
-// scriptRun returns the lifecycle file command c runs as a script, or nil:
-// the file itself, or the first operand of a shell or of . and source.
-func (in *Input) scriptRun(c Command) *LifecycleFile {
-	target := c.Name
-	switch c.Name {
-	case "sh", "bash", "dash", "ash", "zsh", ".", "source":
-		target = ""
+// firstRun reports whether h is the first hook of a loop to run its
+// script (seen records them): rules that judge a script's text rather than
+// the hook's env or phase report a staged script that several hooks run
+// once. A hook without a script is always first.
+func firstRun(seen map[*Script]bool, h *Hook) bool {
+	if h.Script == nil {
+		return true
+	}
+	if seen[h.Script] {
+		return false
+	}
+	seen[h.Script] = true
+	return true
+}
+
+// runTarget returns the file command c of hook h runs as a script, as
+// written, and whether a shell reads it (sh file, . file) rather than the
+// file being run itself; "" when c runs none (sh -c '…', a program).
+func runTarget(h *Hook, c Command) (string, bool) {
+	if isShell(c.Name) || c.Name == "." || c.Name == "source" {
 		for _, a := range c.Args {
 			if a == "-c" {
-				return nil // the script is inline, not a file
+				return "", false // the script is inline, not a file
 			}
 			if a != "" && !strings.HasPrefix(a, "-") {
-				target = a
-				break
+				return a, true
 			}
 		}
+		return "", false
 	}
-	if target == "" {
-		return nil
+	if c.Call == nil {
+		if len(h.Argv) > 0 {
+			return h.Argv[0], false
+		}
+		return c.Name, false
 	}
+	for _, w := range c.Call.Args {
+		if w.Pos() == c.Pos {
+			t, _ := WordText(w)
+			return t, false
+		}
+	}
+	return "", false
+}
+
+// lifecycleFile returns the lifecycle file at target, a path a hook runs,
+// or nil.
+func (in *Input) lifecycleFile(target string) *LifecycleFile {
 	for _, f := range in.Files {
 		p := in.withDefaults(f.Path)
 		if p == target || !strings.Contains(target, "/") && base(p) == target || strings.HasSuffix(target, "/"+base(p)) && base(p) != "" {
@@ -258,9 +305,7 @@ func shellScriptArg(argv []string) int {
 	if len(argv) < 3 {
 		return -1
 	}
-	switch base := argv[0][strings.LastIndexByte(argv[0], '/')+1:]; base {
-	case "sh", "bash", "dash", "ash", "zsh":
-	default:
+	if !isShell(base(argv[0])) {
 		return -1
 	}
 	for j := 1; j < len(argv)-1; j++ {

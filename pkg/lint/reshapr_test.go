@@ -54,7 +54,7 @@ func TestReshaprMistakes(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s\nreport:\n%s", diff, report(t, k, res))
 			}
 			sortMarkers(lines)
-			if diff := cmp.Diff(markers(k), lines); diff != "" {
+			if diff := cmp.Diff(markers(t, k), lines); diff != "" {
 				t.Errorf("findings differ from the # want: markers (-want +got):\n%s", diff)
 			}
 		})

@@ -382,17 +382,47 @@ var unverifiedDownload = &Rule{
 	Fix: "Download to a file, verify it (echo \"<sha256>  tool\" | sha256sum -c, or cosign verify-blob), then run or install it; in a recipe, ADD --checksum=sha256:<digest> <url> <dest>.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
+		seen := map[*Script]bool{}
 		for _, h := range in.Hooks {
-			if h.Script != nil {
+			if h.Script != nil && firstRun(seen, h) {
 				out = append(out, unverified(h.Script, h.Label())...)
 			}
 		}
 		for _, r := range in.runScripts() {
 			out = append(out, unverified(r.script, "a recipe RUN step")...)
+			out = append(out, in.unverifiedRunCopies(r, seen)...)
 		}
 		out = append(out, in.uncheckedAdds()...)
 		return out
 	},
+}
+
+// unverifiedRunCopies judges the scripts a recipe RUN step runs that an
+// earlier COPY or ADD of its stage took from the kit (RUN sh
+// /tmp/install.sh), each script once (seen records them).
+func (in *Input) unverifiedRunCopies(r runScript, seen map[*Script]bool) []Finding {
+	img := in.Recipe.stageAt(r.node) // its workdir follows the step's cd commands
+	if len(img.copies) == 0 {
+		return nil
+	}
+	var out []Finding
+	for _, c := range r.script.Commands() {
+		if wd, ok := cdTarget(img.workdir, c); ok {
+			img.workdir = wd
+			continue
+		}
+		target, shell := runTarget(&Hook{}, c)
+		if target == "" {
+			continue
+		}
+		s, via, _ := in.copiedScript(img, target, shell)
+		if s == nil || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, unverified(s, "a recipe RUN step (running "+via+")")...)
+	}
+	return out
 }
 
 // uncheckedAdds reports recipe ADD <url> <dest> without --checksum whose

@@ -9,15 +9,24 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// baselineEnv is always present in a hook's environment (lifecycle@1).
-var baselineEnv = map[string]bool{"PATH": true, "HOME": true, "HOSTNAME": true, "TERM": true, "PWD": true, "OLDPWD": true, "SHLVL": true, "_": true}
+// hookBaseline is always present in a hook's environment (lifecycle@1).
+var hookBaseline = []string{"PATH", "HOME", "HOSTNAME", "TERM", "PWD", "OLDPWD", "SHLVL", "_"}
+
+// HookBaselineEnv returns the variables every lifecycle hook sees without
+// declaring them in its env: list (PATH, HOME, HOSTNAME, TERM, PWD, OLDPWD,
+// SHLVL and _), which hook-env-undeclared does not report. The slice is
+// the caller's.
+func HookBaselineEnv() []string { return slices.Clone(hookBaseline) }
+
+// inHookBaseline reports whether name is in HookBaselineEnv.
+func inHookBaseline(name string) bool { return slices.Contains(hookBaseline, name) }
 
 var hookEnvUndeclared = &Rule{
 	ID:       "hook-env-undeclared",
 	Severity: SeverityError,
 	Summary:  "A lifecycle hook reads an environment variable its env: list does not declare.",
 	Rationale: "Hook environments are deny-by-default: a hook gets only the variables its env: lists, plus " +
-		"PATH HOME HOSTNAME TERM PWD OLDPWD SHLVL _. A variable it reads without declaring is empty when the hook " +
+		strings.Join(hookBaseline, " ") + ". A variable it reads without declaring is empty when the hook " +
 		"runs, so the hook quietly does the wrong thing: an empty port, an empty API key, a request that goes out " +
 		"without credentials. Variables the script sets itself (assignments, for and read variables), positional " +
 		"and special parameters, ${NAME:-default} forms and ${{ kit.args.NAME }} placeholders are not environment reads.",
@@ -30,7 +39,7 @@ var hookEnvUndeclared = &Rule{
 			}
 			seen := map[string]bool{}
 			for _, r := range h.Script.Reads() {
-				if r.Defaulted || baselineEnv[r.Name] || h.Declares(r.Name) || seen[r.Name] {
+				if r.Defaulted || inHookBaseline(r.Name) || h.Declares(r.Name) || seen[r.Name] {
 					continue
 				}
 				seen[r.Name] = true

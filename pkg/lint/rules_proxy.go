@@ -46,9 +46,10 @@ var proxyEnvOverride = &Rule{
 					"arg %q is exported as %s; %s", name, a.Env, proxyWhy))
 			}
 		}
+		seen := map[*Script]bool{}
 		for _, h := range in.Hooks {
-			if h.Script == nil || h.Via != "" {
-				continue // a staged script is a lifecycle file, checked below
+			if h.Script == nil || h.Via != "" && h.Source == "" || !firstRun(seen, h) {
+				continue // a staged lifecycle file is checked below
 			}
 			for _, a := range h.Script.Assignments() {
 				if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) {

@@ -155,9 +155,10 @@ func (s *secretScan) contextFiles() {
 }
 
 func (s *secretScan) hooks() {
+	seen := map[*Script]bool{}
 	for _, h := range s.in.Hooks {
-		if h.Via != "" {
-			continue // a staged script is a lifecycle file: files() scans it
+		if h.Via != "" && h.Source == "" || !firstRun(seen, h) {
+			continue // a staged lifecycle file: files() scans it
 		}
 		if h.Script != nil {
 			for _, a := range h.Script.Assignments() {
@@ -165,6 +166,10 @@ func (s *secretScan) hooks() {
 					s.report(h.Script.Range(a.ValuePos, a.ValueEnd), h.Label(), "secret in $"+a.Name, a.Value)
 				}
 			}
+		}
+		if h.Source != "" { // a kit file the recipe copies: its text is the script
+			s.pairs(h.Script.Source, h.Script.pos, h.Label())
+			continue
 		}
 		if h.Command.IsShell {
 			s.pairs(h.Command.Shell, s.in.Kit.ValuePos(h.Field+".command"), h.Label())

@@ -10,9 +10,6 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// baselineEnv is what every v3 hook sees without declaring it.
-var baselineEnv = map[string]bool{"PATH": true, "HOME": true, "HOSTNAME": true, "TERM": true, "PWD": true, "OLDPWD": true, "SHLVL": true, "_": true}
-
 // hookRef ties a generated hook node to its v2 origin.
 type hookRef struct {
 	out, v2 *yaml.Node
@@ -34,6 +31,7 @@ func (m *migrator) declareHookEnv(descriptor []byte) bool {
 		return false
 	}
 	changed := false
+	baseline := lint.HookBaselineEnv()
 	for _, h := range lint.NewInput(k).Hooks {
 		refs := m.hookRefs[h.Phase]
 		if h.Script == nil || h.Index >= len(refs) || len(h.Env) > 0 {
@@ -41,7 +39,7 @@ func (m *migrator) declareHookEnv(descriptor []byte) bool {
 		}
 		var names []string
 		for _, r := range h.Script.Reads() {
-			if !baselineEnv[r.Name] && !slices.Contains(names, r.Name) {
+			if !slices.Contains(baseline, r.Name) && !slices.Contains(names, r.Name) {
 				names = append(names, r.Name)
 			}
 		}

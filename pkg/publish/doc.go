@@ -4,7 +4,14 @@
 //
 // For every kit, Run goes through the stages
 //
-//	validate → lint → build → check → push → sign → attest → verify → tag
+//	validate → lint → build → check → [policy] → push → sign → attest → verify → tag
+//
+// A kind: set is resolved at validate with the kits it lists, read from
+// their registries (pkg/review's ResolveSet: closed requires, no
+// conflicts, one provider per name, the merge rules of sets), so a set a
+// runtime would refuse fails there with every problem named. With
+// Options.Policy, the policy stage judges each built kit against the
+// admission policy's permission ceiling before anything is pushed.
 //
 // pushing every blob and manifest by digest, signing the index, attaching
 // a signed SLSA v1 provenance attestation as a second referrer, verifying
@@ -14,7 +21,8 @@
 // the stage; what was already pushed by digest stays (it is invisible
 // without a tag) and is listed in the kit's result.
 //
-// publish is the only package that joins lint, build, artifact and sign.
+// publish is the only package that joins lint, build, artifact, sign and
+// review.
 // It reaches them through small interfaces (Builder, Registry, Signer,
 // Verifier) so the pipeline's order and failure semantics can be tested
 // with in-process fakes. The default Builder is build.Build on Run's

@@ -14,6 +14,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 	"github.com/kitsmith/kitsmith/pkg/progress"
+	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -122,6 +123,14 @@ type Options struct {
 	// Signer and Verifier sign and verify; both nil only with Unsigned.
 	Signer   Signer
 	Verifier Verifier
+	// Policy is an admission policy whose permission ceiling every kit
+	// must stay within before anything is pushed (the policy stage: the
+	// built kit's published descriptor, in the effective form with the
+	// defaults; a baseline digest is read from the kit's repository). Its
+	// signers are not consulted: the read-back verification checks the
+	// identity the kit was signed with. Nil means no policy stage; a
+	// policy without a ceiling is an error.
+	Policy *review.Policy
 	// Provenance describes the build for the SLSA provenance predicate.
 	Provenance ProvenanceOptions
 	// Now is the clock; nil means time.Now.
@@ -164,6 +173,9 @@ func makeOptions(o Options, kits int) (*options, error) {
 		if err := checkTemplate(o.TagTemplate); err != nil {
 			return nil, err
 		}
+	}
+	if o.Policy != nil && o.Policy.Ceiling == nil {
+		return nil, errors.New("the admission policy states no ceiling for publish to apply")
 	}
 	if len(o.Build.Outputs) > 0 {
 		return nil, errors.New("build outputs are set: publish pushes the kit itself")

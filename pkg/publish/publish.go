@@ -22,7 +22,8 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// Run publishes kits: for each, validate, lint, build, check, push by
+// Run publishes kits: for each, validate (a set resolved with the kits
+// it lists), lint, build, check, judge against o.Policy's ceiling, push by
 // digest, sign, attest provenance, verify by reading back, and only then
 // tag (see the package documentation). s builds kits that need a BuildKit
 // daemon when o.Builder is nil; it may be nil for declaration-only kits.
@@ -155,7 +156,7 @@ func (r *kitRun) stage(ctx context.Context, st Stage, what string, fn func() err
 // local runs the stages that need no registry: validate, lint, build and
 // check. The built image is written to an OCI layout under tmp.
 func (r *kitRun) local(ctx context.Context, tmp string) error {
-	if err := r.stage(ctx, StageValidate, "validate", r.validate); err != nil {
+	if err := r.stage(ctx, StageValidate, "validate", func() error { return r.validate(ctx) }); err != nil {
 		return err
 	}
 	if err := r.stage(ctx, StageLint, "lint at fail level "+r.opts.FailLevel.String(), func() error { return r.lint(ctx) }); err != nil {
@@ -170,7 +171,10 @@ func (r *kitRun) local(ctx context.Context, tmp string) error {
 		return &StageError{Kit: r.k.Path, Stage: StageBuild, Err: fmt.Errorf("reading the built kit image: %w", err)}
 	}
 	r.art = a
-	return nil
+	if r.opts.Policy == nil {
+		return nil
+	}
+	return r.stage(ctx, StagePolicy, "judge against the permission ceiling", func() error { return r.judgeCeiling(ctx) })
 }
 
 func platformList(p []string) string {
@@ -180,7 +184,7 @@ func platformList(p []string) string {
 	return strings.Join(p, ", ")
 }
 
-func (r *kitRun) validate() error {
+func (r *kitRun) validate(ctx context.Context) error {
 	ref := r.opts.Tag
 	if r.opts.TagTemplate != "" {
 		var err error
@@ -191,7 +195,7 @@ func (r *kitRun) validate() error {
 	r.res.Reference = ref
 	rep := r.k.Validate()
 	if rep.OK() {
-		return nil
+		return r.resolveSet(ctx)
 	}
 	lines := make([]string, 0, len(rep.Errors))
 	for _, e := range rep.Errors {

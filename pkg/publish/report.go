@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/kitsmith/kitsmith/pkg/review"
 )
 
 // FormatVersion is the version of the Metadata shape.
@@ -32,6 +34,9 @@ type KitMetadata struct {
 	// FailedStage and Error say why a kit failed.
 	FailedStage string `json:"failedStage,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// CeilingViolations are the grants beyond the admission policy's
+	// ceiling (Options.Policy) that stopped the kit at the policy stage.
+	CeilingViolations []review.Violation `json:"ceilingViolations,omitempty"`
 	// Digest is the index digest; Pinned the reference by digest.
 	Digest    string             `json:"digest,omitempty"`
 	Pinned    string             `json:"pinned,omitempty"`
@@ -107,6 +112,9 @@ func (r *Result) Metadata() Metadata {
 		}
 		if k.Err != nil {
 			km.Error = k.Err.Error()
+		}
+		if k.Ceiling != nil {
+			km.CeilingViolations = k.Ceiling.Violations
 		}
 		if k.Previous != nil {
 			km.Previous = k.Previous.Digest.String()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
+	"github.com/kitsmith/kitsmith/pkg/review"
 )
 
 // Stage is one step of the pipeline.
@@ -20,6 +21,7 @@ const (
 	StageLint     Stage = "lint"
 	StageBuild    Stage = "build"
 	StageCheck    Stage = "check"
+	StagePolicy   Stage = "policy"
 	StagePush     Stage = "push"
 	StageSign     Stage = "sign"
 	StageAttest   Stage = "attest"
@@ -29,7 +31,7 @@ const (
 
 // Stages returns the stages in pipeline order.
 func Stages() []Stage {
-	return []Stage{StageValidate, StageLint, StageBuild, StageCheck, StagePush, StageSign, StageAttest, StageVerify, StageTag}
+	return []Stage{StageValidate, StageLint, StageBuild, StageCheck, StagePolicy, StagePush, StageSign, StageAttest, StageVerify, StageTag}
 }
 
 // StageError reports a kit whose publishing stopped at Stage. No tag was
@@ -87,6 +89,9 @@ type KitResult struct {
 	Err error
 	// Lint is the kit's lint result (nil before the lint stage ran).
 	Lint *lint.Result
+	// Ceiling is the admission policy's verdict on the built kit (nil
+	// without Options.Policy, or before the policy stage ran).
+	Ceiling *review.CeilingResult
 	// Index is the kit image's index; Manifests its platform manifests.
 	Index     v1.Descriptor
 	Manifests []build.Manifest

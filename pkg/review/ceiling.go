@@ -207,7 +207,7 @@ func (c *Ceiling) checkLists(s *spec.Surface, add addFunc) {
 		{"credentials.runtime", s.CredentialsRuntime, "ceiling.credentials", in(c.Credentials)},
 		{"ssh-agent", s.SSHAgent, "ceiling.sshAgent", func(string) bool { return c.SSHAgent }},
 		{"storage", s.StoragePaths, "ceiling.volumes", pathIn(c.Volumes)},
-		{"host-mounts", s.HostMountPaths, "ceiling.hostMounts", pathIn(c.HostMounts)},
+		{"host-mount", s.HostMountPaths, "ceiling.hostMounts", pathIn(c.HostMounts)},
 		{"skills", s.SkillsPaths, "ceiling.skills", pathIn(c.Skills)},
 		{"skills.write", s.SkillsWritePaths, "ceiling.skillsWrite", func(string) bool { return c.SkillsWrite }},
 		{"ports", s.Ports, "ceiling.ports", func(string) bool { return c.Ports }},

@@ -54,7 +54,12 @@ func TestCheckCeiling(t *testing.T) {
   - type: com.docker.sandbox/privileged@1
     description: nested containers
   - type: com.docker.sandbox/git-identity@1
+  - type: com.docker.sandbox/acp@1
+    optional: true
+    config: {agent: claude, command: [claude-acp]}
 `
+	// acp@1 grants nothing (acp@1/declaration-grants-nothing): no
+	// ceiling rule is needed for it, even an empty ceiling admits it.
 	k := source(t, "kit.yaml", "kind: mixin\ncapabilities:\n"+caps)
 	tests := []struct {
 		name   string
@@ -84,7 +89,7 @@ func TestCheckCeiling(t *testing.T) {
 			"ceiling.credentials credentials.runtime: example",
 			"ceiling.sshAgent ssh-agent: runtime",
 			"ceiling.volumes storage: /home/agent/.cache/tool",
-			"ceiling.hostMounts host-mounts: /home/agent/.shared",
+			"ceiling.hostMounts host-mount: /home/agent/.shared",
 			"ceiling.skills skills: /skills",
 			"ceiling.skillsWrite skills.write: /skills",
 			"ceiling.ports ports: 8080/tcp",

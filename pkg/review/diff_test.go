@@ -55,7 +55,7 @@ func TestDiffWidenings(t *testing.T) {
 		{name: "host-mount@1/separate-permission-surface: a volume path becoming host-shared",
 			old:       "  - type: com.docker.sandbox/volume@1\n    config: {path: /cache, size: 1g}\n",
 			new:       "  - type: com.docker.sandbox/host-mount@1\n    config: {path: /cache}\n",
-			widenings: []string{"host-mounts: /cache"}, narrowings: []string{"storage: /cache"}},
+			widenings: []string{"host-mount: /cache"}, narrowings: []string{"storage: /cache"}},
 		{name: "SPEC-v3 §7.4/widenings-gate: a new port",
 			old: "", new: "  - type: com.docker.sandbox/port@1\n    config: {container: 8080}\n",
 			widenings: []string{"ports: 8080/tcp"}},
@@ -75,6 +75,16 @@ func TestDiffWidenings(t *testing.T) {
 		{name: "SPEC-v3 §7.4: git-identity@1 is a service",
 			old: "", new: "  - type: com.docker.sandbox/git-identity@1\n",
 			widenings: []string{"services: com.docker.sandbox/git-identity@1"}},
+		{name: "acp@1/declaration-grants-nothing: a new adapter widens nothing",
+			old: "", new: "  - type: com.docker.sandbox/acp@1\n    optional: true\n    config: {agent: claude, command: [claude-acp]}\n"},
+		{name: "acp@1/declaration-grants-nothing: a changed command and env widen nothing",
+			old: "  - type: com.docker.sandbox/acp@1\n    optional: true\n    config: {agent: claude, command: [claude-acp]}\n",
+			new: "  - type: com.docker.sandbox/acp@1\n    optional: true\n    config: {agent: claude, command: claude-acp --yolo, env: {MODE: bypassPermissions}, protocolVersion: 2}\n"},
+		{name: "agent-sessions@1/declaration-grants-nothing",
+			old: "", new: "  - type: com.docker.sandbox/agent-sessions@1\n    config: {prompt: [-p, \"{{.Prompt}}\"]}\n"},
+		{name: "SPEC-v3 §7.4: kit-registry@1 is a service",
+			old: "", new: "  - type: com.docker.sandbox/kit-registry@1\n",
+			widenings: []string{"services: com.docker.sandbox/kit-registry@1"}},
 		{name: "SPEC-v3 §7/name-display-only: a name change widens nothing",
 			old: "  - type: com.docker.sandbox/port@1\n    name: web\n    config: {container: 80}\n",
 			new: "  - type: com.docker.sandbox/port@1\n    name: site\n    config: {container: 80}\n"},
@@ -191,6 +201,23 @@ capabilities:
 	}
 }
 
+// acp@1 grants nothing (acp@1/declaration-grants-nothing): a changed
+// adapter is a change outside the surface, listed with its config.
+func TestDiffACP(t *testing.T) {
+	old := source(t, "old.yaml", "kind: mixin\ncapabilities:\n  - type: com.docker.sandbox/acp@1\n    optional: true\n    config: {agent: claude, command: [claude-acp]}\n")
+	new := source(t, "new.yaml", "kind: mixin\ncapabilities:\n  - type: com.docker.sandbox/acp@1\n    optional: true\n    config: {agent: claude, command: [claude-acp, --stdio], env: {MODE: strict}}\n")
+	r := Diff(old, new)
+	if r.Widened() || len(r.Narrowings) != 0 {
+		t.Errorf("surface changes: %v %v", r.Widenings, r.Narrowings)
+	}
+	want := []Change{{Kind: KindChange, Category: "acp@1", Detail: "config",
+		Old: `{"agent":"claude","command":["claude-acp"]}`, New: `{"agent":"claude","command":["claude-acp","--stdio"],"env":{"MODE":"strict"}}`,
+		At: &spec.Pos{File: "new.yaml", Line: 7, Col: 13}}}
+	if diff := cmp.Diff(want, r.Changes); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+}
+
 // Optional groups: what selecting each adds to the required surface.
 func TestDiffGroups(t *testing.T) {
 	k := source(t, "k.yaml", `kind: mixin
@@ -210,7 +237,7 @@ capabilities:
 	if len(r.Groups) != 1 || r.Groups[0].Group != "Shared cache" {
 		t.Fatalf("groups = %+v", r.Groups)
 	}
-	if diff := cmp.Diff([]string{"host-mounts: /cache"}, lines(r.Groups[0].Adds)); diff != "" {
+	if diff := cmp.Diff([]string{"host-mount: /cache"}, lines(r.Groups[0].Adds)); diff != "" {
 		t.Errorf("adds (-want +got):\n%s", diff)
 	}
 	if got := r.Groups[0].Adds[0].At; got == nil || got.Line != 11 {

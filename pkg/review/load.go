@@ -77,9 +77,10 @@ func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 }
 
 // mergedSet reads a kind: set source as the kit publishing it makes: its
-// listed kits resolved (as ResolveSet) and merged with its own
-// declarations, with the set's display fields, version, args and kits
-// list, each kit pinned. A set that does not resolve is a *SourceError.
+// listed kits resolved (as ResolveSet), then merged with the set's own
+// published declarations by spec.MergeSet, the merge building the set
+// runs, so that a set source and its built form compare equal. A set that
+// does not resolve is a *SourceError.
 func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) {
 	if rep := src.Validate(); !rep.OK() {
 		return nil, &SourceError{Path: src.Path, Report: rep}
@@ -99,16 +100,34 @@ func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) 
 		}
 		return nil, &SourceError{Path: src.Path, Report: rep}
 	}
-	d, own := *r.Merged, src.Descriptor
-	d.DisplayName, d.Author, d.Description, d.SourceURL, d.IconURL = own.DisplayName, own.Author, own.Description, own.SourceURL, own.IconURL
-	d.Version, d.Args = own.Version, own.Args
-	// the kits list as published: every kit pinned to what it resolved to
-	d.Kits = make([]spec.KitRef, len(own.Kits))
-	for i, kr := range own.Kits {
-		d.Kits[i] = kr
-		if kr.Digest == "" {
-			d.Kits[i].Digest = kits[i].Digest
+	listed := kits[:len(kits)-1]
+	kind, digests := spec.KindMixin, make([]string, len(listed))
+	cs := make([]spec.Contribution, len(listed))
+	for i, m := range listed {
+		if m.Descriptor.Kind == spec.KindWorkload {
+			kind = spec.KindWorkload
 		}
+		digests[i] = m.Digest
+		cs[i] = spec.Contribution{Who: m.Name, Descriptor: m.Descriptor}
 	}
-	return &Kit{Name: src.Path, Descriptor: &d}, nil
+	own, rep := src.PublishSet(kind, digests, o.BuildArgs)
+	if own == nil {
+		return nil, &SourceError{Path: src.Path, Report: rep}
+	}
+	order, err := spec.DependencyOrder(cs)
+	if err != nil {
+		return nil, fmt.Errorf("ordering the kits of the set %s: %w", src.Path, err)
+	}
+	ordered := make([]spec.SetContribution, 0, len(cs)+1)
+	for _, i := range order {
+		ordered = append(ordered, spec.SetContribution{Contribution: cs[i]})
+	}
+	decl := *own.Descriptor
+	decl.Kind, decl.Args, decl.Kits = spec.KindMixin, nil, nil
+	ordered = append(ordered, spec.SetContribution{Contribution: spec.Contribution{Who: SetOwnName, Descriptor: &decl}})
+	m, err := spec.MergeSet(own.Descriptor, src.Descriptor.Kind, src.Stem, ordered)
+	if err != nil {
+		return nil, fmt.Errorf("merging the set %s: %w", src.Path, err)
+	}
+	return &Kit{Name: src.Path, Descriptor: m.Descriptor}, nil
 }

@@ -24,6 +24,10 @@ type Problem struct {
 	// FromGroups reports a problem only the selected optional groups
 	// cause (CaseGroupConflicts).
 	FromGroups bool `json:"fromGroups,omitempty"`
+	// Groups are the selected optional groups that cause a FromGroups
+	// problem, as "kit: group": each one that causes it on its own, or
+	// all of them when only together they do.
+	Groups []string `json:"groups,omitempty"`
 }
 
 // Resolution is how a runtime would judge a composition.
@@ -111,18 +115,84 @@ func Resolve(kits []*Kit, opts ...ResolveOption) (*Resolution, error) {
 	if err := checkNames(kits, o.sel); err != nil {
 		return nil, err
 	}
-	r, groups := resolveSelected(kits, o.sel, o.noWorkload)
-	r.Groups = append([]string{}, groups...)
-	if o.sel.All || len(o.sel.Names) > 0 {
-		base, _ := resolveSelected(kits, Selection{}, o.noWorkload)
-		for i, p := range r.Problems {
-			if !slices.ContainsFunc(base.Problems, func(b Problem) bool { return b.Message == p.Message }) {
-				r.Problems[i].FromGroups = true
-				r.Problems[i].Message += " (only with the selected optional groups; " + CaseGroupConflicts + ": they are not dropped to repair it)"
-			}
-		}
+	r, groups := resolveSelected(kits, o.sel.picks, o.noWorkload)
+	r.Groups = []string{}
+	for _, g := range groups {
+		r.Groups = append(r.Groups, g.label)
+	}
+	if len(groups) > 0 {
+		attributeGroups(kits, r, groups, o)
 	}
 	return r, nil
+}
+
+// attributeGroups marks the problems of r that only the selected groups
+// cause, and names the groups that cause each: those that cause it on
+// their own, or else those it needs (without one of them it goes away),
+// or else all of them.
+func attributeGroups(kits []*Kit, r *Resolution, groups []selectedGroup, o *resolveOptions) {
+	base, _ := resolveSelected(kits, pickNone, o.noWorkload)
+	alone := make([]*Resolution, len(groups))
+	without := make([]*Resolution, len(groups))
+	for j, g := range groups {
+		alone[j], _ = resolveSelected(kits, g.only, o.noWorkload)
+		without[j], _ = resolveSelected(kits, func(k, i int, x *spec.Group) bool { return o.sel.picks(k, i, x) && !g.only(k, i, x) }, o.noWorkload)
+	}
+	for i, p := range r.Problems {
+		if hasProblem(base, p) {
+			continue
+		}
+		var own, needed []string
+		for j, g := range groups {
+			if hasProblem(alone[j], p) {
+				own = append(own, g.label)
+			}
+			if !hasProblem(without[j], p) {
+				needed = append(needed, g.label)
+			}
+		}
+		var cause string
+		switch {
+		case len(own) == 1:
+			cause = "only with the selected optional group " + own[0]
+		case len(own) > 1:
+			cause = "only with the selected optional groups " + strings.Join(own, ", ") + ", each on its own"
+		case len(needed) > 0:
+			own = needed
+			cause = "only with the selected optional groups " + strings.Join(needed, " and ") + " together"
+		default:
+			own = append([]string{}, r.Groups...)
+			cause = "only with some of the selected optional groups " + strings.Join(own, ", ") + " together"
+		}
+		r.Problems[i].FromGroups, r.Problems[i].Groups = true, own
+		r.Problems[i].Message += " (" + cause + "; " + CaseGroupConflicts + ": they are not dropped to repair it)"
+	}
+}
+
+func hasProblem(r *Resolution, p Problem) bool {
+	return slices.ContainsFunc(r.Problems, func(b Problem) bool { return b.Message == p.Message })
+}
+
+// groupPick chooses whether optional group g, at capabilities[i] of kit
+// k, is selected.
+type groupPick func(k, i int, g *spec.Group) bool
+
+func pickNone(int, int, *spec.Group) bool { return false }
+
+// picks is the selection as a groupPick.
+func (s Selection) picks(_, _ int, g *spec.Group) bool {
+	return s.All || slices.Contains(s.Names, g.Name)
+}
+
+// selectedGroup is one optional group a resolution selected.
+type selectedGroup struct {
+	kit, index int
+	label      string // "kit: group"
+}
+
+// only selects this group alone.
+func (s selectedGroup) only(k, i int, _ *spec.Group) bool {
+	return k == s.kit && i == s.index
 }
 
 func checkNames(kits []*Kit, sel Selection) error {
@@ -140,19 +210,20 @@ func checkNames(kits []*Kit, sel Selection) error {
 	return nil
 }
 
-// selectGroups returns d with the selected groups flattened into their
-// members at their positions and the others dropped, and the names of the
-// optional groups selected.
-func selectGroups(d *spec.Descriptor, sel Selection) (*spec.Descriptor, []string) {
+// selectGroups returns the descriptor of kit k with the picked groups
+// flattened into their members at their positions and the other optional
+// groups dropped, and the optional groups selected.
+func selectGroups(k int, kit *Kit, pick groupPick) (*spec.Descriptor, []selectedGroup) {
+	d := kit.Descriptor
 	out := *d
 	out.Capabilities = nil
-	var names []string
+	var sel []selectedGroup
 	for i, c := range d.Capabilities {
 		if c.Group == nil {
 			out.Capabilities = append(out.Capabilities, c)
 			continue
 		}
-		if c.Group.Optional && !sel.All && !slices.Contains(sel.Names, c.Group.Name) {
+		if c.Group.Optional && !pick(k, i, c.Group) {
 			continue
 		}
 		if c.Group.Optional {
@@ -160,23 +231,21 @@ func selectGroups(d *spec.Descriptor, sel Selection) (*spec.Descriptor, []string
 			if n == "" {
 				n = capField(i)
 			}
-			names = append(names, n)
+			sel = append(sel, selectedGroup{kit: k, index: i, label: kit.Name + ": " + n})
 		}
 		out.Capabilities = append(out.Capabilities, c.Group.Capabilities...)
 	}
-	return &out, names
+	return &out, sel
 }
 
-func resolveSelected(kits []*Kit, sel Selection, noWorkload bool) (*Resolution, []string) {
+func resolveSelected(kits []*Kit, pick groupPick, noWorkload bool) (*Resolution, []selectedGroup) {
 	r := &Resolution{Order: []string{}, Problems: []Problem{}, Notes: []string{}}
-	var groups []string
+	var groups []selectedGroup
 	cs := make([]spec.Contribution, len(kits))
 	for i, k := range kits {
-		d, names := selectGroups(k.Descriptor, sel)
+		d, sel := selectGroups(i, k, pick)
 		cs[i] = spec.Contribution{Who: k.Name, Descriptor: d}
-		for _, n := range names {
-			groups = append(groups, k.Name+": "+n)
-		}
+		groups = append(groups, sel...)
 	}
 	r.Problems = append(r.Problems, workloadProblems(cs, noWorkload)...)
 	for _, e := range spec.CheckRelations(cs) {

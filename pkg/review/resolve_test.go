@@ -199,3 +199,95 @@ func TestWriteResolution(t *testing.T) {
 		golden(t, "resolve/"+f.file, b.Bytes())
 	}
 }
+
+// SPEC-v3 §7.1.1/conflicts: a problem only selected optional groups cause
+// is reported, marked and attributed to the groups that cause it; one the
+// required declarations already cause is not.
+func TestResolveGroupConflicts(t *testing.T) {
+	ks := groupKits(t)
+	type got struct {
+		ID     string
+		Groups []string
+	}
+	tests := []struct {
+		name string
+		sel  Selection
+		want []got
+	}{
+		{name: "nothing selected, nothing refused", sel: Selection{}, want: []got{}},
+		{name: "one group causes it", sel: Selection{Names: []string{"cache", "quiet"}},
+			want: []got{{spec.CaseHostMountNoMerge, []string{"w.yaml: cache"}}}},
+		{name: "two groups cause it only together", sel: Selection{Names: []string{"bash", "zsh"}},
+			want: []got{{spec.CaseLifecycleShared, []string{"w.yaml: bash", "m.yaml: zsh"}}}},
+		{name: "all selected: each problem names its groups", sel: Selection{All: true}, want: []got{
+			{spec.CaseHostMountNoMerge, []string{"w.yaml: cache"}},
+			{spec.CaseLifecycleShared, []string{"w.yaml: bash", "m.yaml: zsh"}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Resolve(ks, WithSelection(tc.sel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := []got{}
+			for _, p := range r.Problems {
+				if !p.FromGroups || !strings.Contains(p.Message, CaseGroupConflicts) || !strings.Contains(p.Message, p.Groups[0]) {
+					t.Errorf("problem not marked as caused by %v: %+v", p.Groups, p)
+				}
+				g = append(g, got{p.ID, p.Groups})
+			}
+			if diff := cmp.Diff(tc.want, g); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// a problem the required declarations cause is not the groups'
+	base := kits(t, "w.yaml\n"+workload+"capabilities:\n  - type: com.docker.sandbox/host-mount@1\n    config: {path: /cache}\n"+optionalGroup("quiet", "        - type: com.docker.sandbox/resources@1\n          config: {cpu: 1}\n"),
+		"m.yaml\nkind: mixin\ncapabilities:\n  - type: com.docker.sandbox/volume@1\n    config: {path: /cache, size: 1g}\n")
+	r, err := Resolve(base, WithSelection(Selection{All: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Problems) != 1 || r.Problems[0].FromGroups || r.Problems[0].Groups != nil {
+		t.Errorf("problems = %+v, want one not from groups", r.Problems)
+	}
+}
+
+// optionalGroup renders an optional group of one member.
+func optionalGroup(name, member string) string {
+	return "  - group:\n      name: " + name + "\n      optional: true\n      capabilities:\n" + member
+}
+
+// groupKits is a workload whose optional groups cache (a host mount at
+// /cache) and bash (an interactive tail) conflict with a mixin's volume at
+// /cache and its optional group zsh; its group quiet conflicts with
+// nothing.
+func groupKits(t *testing.T) []*Kit {
+	t.Helper()
+	interactive := func(sh string) string {
+		return "        - type: com.docker.sandbox/lifecycle@1\n          config: {interactive: [" + sh + "]}\n"
+	}
+	return kits(t,
+		"w.yaml\n"+workload+"capabilities:\n"+
+			optionalGroup("cache", "        - type: com.docker.sandbox/host-mount@1\n          config: {path: /cache}\n")+
+			optionalGroup("bash", interactive("bash"))+
+			optionalGroup("quiet", "        - type: com.docker.sandbox/resources@1\n          config: {cpu: 1}\n"),
+		"m.yaml\nkind: mixin\ncapabilities:\n  - type: com.docker.sandbox/volume@1\n    config: {path: /cache, size: 1g}\n"+
+			optionalGroup("zsh", interactive("zsh")))
+}
+
+// The text and markdown of group-only problems say which group causes
+// which problem.
+func TestWriteResolutionGroups(t *testing.T) {
+	r, err := Resolve(groupKits(t), WithSelection(Selection{All: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ format, file string }{{FormatText, "groups.txt"}, {FormatMarkdown, "groups.md"}} {
+		var b bytes.Buffer
+		if err := WriteResolution(&b, r, f.format); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "resolve/"+f.file, b.Bytes())
+	}
+}

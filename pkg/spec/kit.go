@@ -75,10 +75,13 @@ type Kit struct {
 	sources    map[string][]byte
 	// unreadRecipe records a recipe that exists but could not be read.
 	unreadRecipe bool
+	// files is where ReadFile reads.
+	files kitFiles
 }
 
-// SourceFiles returns the text of the kit's source files (descriptor and
-// recipe) by the display path that positions use, for rendering excerpts.
+// SourceFiles returns the text of the kit's source files (descriptor,
+// recipe, and the files ReadFile read) by the display path that positions
+// use, for rendering excerpts.
 func (k *Kit) SourceFiles() map[string][]byte {
 	out := make(map[string][]byte, len(k.sources))
 	for p, b := range k.sources {

@@ -61,7 +61,12 @@ func LoadPath(p string, opts ...LoadOption) (*Kit, error) {
 	}
 	defer root.Close()
 	all := append([]LoadOption{WithDisplayDir(dir), WithDirName(filepath.Base(abs))}, opts...)
-	return Load(root.FS(), name, all...)
+	k, err := Load(root.FS(), name, all...)
+	if err != nil {
+		return nil, err
+	}
+	k.files.open = rootFiles(abs)
+	return k, nil
 }
 
 // Load loads a kit from fsys. name is a kit directory or a descriptor file
@@ -69,7 +74,7 @@ func LoadPath(p string, opts ...LoadOption) (*Kit, error) {
 // directory is searched as Locate describes.
 //
 // Load reads everything the kit needs (descriptor, recipe, context bodies)
-// and keeps no reference to fsys. It fails only when the kit cannot be
+// and keeps fsys only for Kit.ReadFile. It fails only when the kit cannot be
 // found or read; problems in the kit's content, YAML syntax errors
 // included, are reported by Validate, with positions.
 //
@@ -147,6 +152,9 @@ type loader struct {
 
 func (l *loader) load(file string) (*Kit, error) {
 	k := &Kit{Path: l.o.display(file), Dir: l.o.display(l.dir), Stem: stemOf(file), Files: map[string][]byte{}}
+	fsys := l.fsys
+	k.files = kitFiles{open: func() (fs.FS, func() error, error) { return fsys, func() error { return nil }, nil },
+		dir: l.dir, display: l.o.display}
 	if l.o.displayDir == "" && l.dir == "." {
 		k.Dir = "."
 	}

@@ -39,7 +39,15 @@ type Surface struct {
 	Services []string `json:"services,omitempty"`
 }
 
-// SurfaceOf computes the permission surface of d.
+// SurfaceOf computes the permission surface of d, every group member
+// counted. Each well-known type that grants something lands in its
+// category; a known entry whose config does not decode, and every type
+// the specification does not know, lands in Services as its type plus a
+// config digest, so nothing a kit requests escapes the surface. The types
+// SPEC-v3 §7.4 says grant nothing (resources@1, long-running@1,
+// lifecycle@1, agent-context@1, agent-sessions@1,
+// agent-interactive-sessions@1, agent-skill@1, sbx@1 and acp@1) add
+// nothing, whatever their config.
 func SurfaceOf(d *Descriptor) *Surface {
 	s := &Surface{}
 	for _, e := range d.Entries() {
@@ -69,21 +77,29 @@ func (s *Surface) add(c Capability) {
 	case TypeSSHAgent:
 		s.addSSHAgent(c)
 	case TypeVolume:
-		if p, ok := c.Config["path"].(string); ok {
-			// volume@1 identity is the cleaned path
-			s.StoragePaths = append(s.StoragePaths, path.Clean(p))
+		var v Volume
+		if DecodeConfig(c.Config, &v) != nil {
+			s.Services = append(s.Services, serviceEntry(c))
+			return
 		}
+		// volume@1 identity is the cleaned path
+		s.StoragePaths = append(s.StoragePaths, path.Clean(v.Path))
 	case TypeHostMount:
-		if p, ok := c.Config["path"].(string); ok {
-			s.HostMountPaths = append(s.HostMountPaths, p)
+		var m HostMount
+		if DecodeConfig(c.Config, &m) != nil {
+			s.Services = append(s.Services, serviceEntry(c))
+			return
 		}
+		s.HostMountPaths = append(s.HostMountPaths, m.Path)
 	case TypeAgentSkills:
 		var sk AgentSkills
-		if DecodeConfig(c.Config, &sk) == nil {
-			s.SkillsPaths = append(s.SkillsPaths, sk.Path)
-			if sk.Mode == "readwrite" {
-				s.SkillsWritePaths = append(s.SkillsWritePaths, sk.Path)
-			}
+		if DecodeConfig(c.Config, &sk) != nil {
+			s.Services = append(s.Services, serviceEntry(c))
+			return
+		}
+		s.SkillsPaths = append(s.SkillsPaths, sk.Path)
+		if sk.Mode == "readwrite" {
+			s.SkillsWritePaths = append(s.SkillsWritePaths, sk.Path)
 		}
 	case TypePort:
 		var p Port
@@ -97,8 +113,11 @@ func (s *Surface) add(c Capability) {
 	case TypePrivileged:
 		s.Privileged = true
 	case TypeResources, TypeLongRunning, TypeAgentSkill, TypeAgentSessions, TypeAgentInteractiveSessions,
-		TypeLifecycle, TypeAgentContext, TypeSBX:
-		// not permissions
+		TypeLifecycle, TypeAgentContext, TypeSBX, TypeACP:
+		// Not permissions (SPEC-v3 §7.4): limits, in-sandbox declarations
+		// on the entrypoint's trust plane, content the image already
+		// carries. acp@1 teaches the host how to drive an agent already
+		// installed (acp@1/declaration-grants-nothing).
 	default:
 		s.Services = append(s.Services, serviceEntry(c))
 	}
@@ -163,6 +182,7 @@ func (s *Surface) addSSHAgent(c Capability) {
 func (s *Surface) addUSB(c Capability) {
 	var u USBDevice
 	if DecodeConfig(c.Config, &u) != nil {
+		s.Services = append(s.Services, serviceEntry(c))
 		return
 	}
 	if u.Class != "" {
@@ -227,7 +247,7 @@ func (s *Surface) lists() []struct {
 		{"network.install.http.allow", &s.NetworkInstallHTTPAllow}, {"network.install.http.deny", &s.NetworkInstallHTTPDeny},
 		{"network.runtime.http.allow", &s.NetworkRuntimeHTTPAllow}, {"network.runtime.http.deny", &s.NetworkRuntimeHTTPDeny},
 		{"credentials.install", &s.CredentialsInstall}, {"credentials.runtime", &s.CredentialsRuntime},
-		{"ssh-agent", &s.SSHAgent}, {"storage", &s.StoragePaths}, {"host-mounts", &s.HostMountPaths},
+		{"ssh-agent", &s.SSHAgent}, {"storage", &s.StoragePaths}, {"host-mount", &s.HostMountPaths},
 		{"skills", &s.SkillsPaths}, {"skills.write", &s.SkillsWritePaths},
 		{"ports", &s.Ports}, {"usb", &s.USB}, {"services", &s.Services},
 	}
@@ -294,7 +314,7 @@ func (s *Surface) Widenings(candidate *Surface) []Widening {
 	add("credentials.runtime", setDiff(c.CredentialsRuntime, g.CredentialsRuntime))
 	add("ssh-agent", sshWidenings(g.SSHAgent, c.SSHAgent))
 	add("storage", setDiff(c.StoragePaths, g.StoragePaths))
-	add("host-mounts", setDiff(c.HostMountPaths, g.HostMountPaths))
+	add("host-mount", setDiff(c.HostMountPaths, g.HostMountPaths))
 	add("skills", setDiff(c.SkillsPaths, g.SkillsPaths))
 	add("skills.write", setDiff(c.SkillsWritePaths, g.SkillsWritePaths))
 	add("ports", setDiff(c.Ports, g.Ports))

@@ -200,3 +200,53 @@ capabilities:
 		t.Errorf("SurfaceOrigins (-want +got):\n%s", diff)
 	}
 }
+
+// SPEC-v3 §7.4: the types that grant nothing leave the surface empty
+// whatever their config, and a known type whose config does not decode
+// lands in Services, so nothing a kit requests escapes the surface.
+func TestSurfaceOpaque(t *testing.T) {
+	acp := func(cfg map[string]any) Capability {
+		return Capability{Type: TypeACP, HasConfig: true, Config: cfg}
+	}
+	tests := []struct {
+		name string
+		caps []Capability
+		want *Surface
+	}{
+		{name: "acp@1/declaration-grants-nothing", want: &Surface{},
+			caps: []Capability{acp(map[string]any{"agent": "claude", "command": []any{"claude-acp"}})}},
+		{name: "acp@1/declaration-grants-nothing: optional, other command and env", want: &Surface{},
+			caps: []Capability{{Type: TypeACP, Optional: true, HasConfig: true, Config: map[string]any{
+				"agent": "claude", "command": "other --stdio", "env": map[string]any{"MODE": "strict"}, "protocolVersion": 2}}}},
+		{name: "agent-sessions@1/declaration-grants-nothing", want: &Surface{},
+			caps: []Capability{{Type: TypeAgentSessions, HasConfig: true, Config: map[string]any{"prompt": []any{"-p", "{{.Prompt}}"}}}}},
+		{name: "agent-interactive-sessions@1/declaration-grants-nothing", want: &Surface{},
+			caps: []Capability{{Type: TypeAgentInteractiveSessions, HasConfig: true, Config: map[string]any{"newSession": []any{"x"}}}}},
+		{name: "agent-skill@1 exposes only image content", want: &Surface{},
+			caps: []Capability{{Type: TypeAgentSkill, HasConfig: true, Config: map[string]any{"path": "/opt/skill"}}}},
+		{name: "sbx@1 and long-running@1", want: &Surface{},
+			caps: []Capability{{Type: TypeSBX}, {Type: TypeLongRunning}}},
+		{name: "kit-registry@1 is a service", want: &Surface{Services: []string{TypeKitRegistry}},
+			caps: []Capability{{Type: TypeKitRegistry}}},
+		{name: "a malformed volume@1 is a service",
+			caps: []Capability{{Type: TypeVolume, HasConfig: true, Config: map[string]any{"path": "/data", "hostPath": "/etc"}}},
+			want: &Surface{Services: []string{"com.docker.sandbox/volume@1+e62eae89e4f1"}}},
+		{name: "a malformed host-mount@1 is a service",
+			caps: []Capability{{Type: TypeHostMount, HasConfig: true, Config: map[string]any{"path": "/cache", "hostPath": "/etc"}}},
+			want: &Surface{Services: []string{"com.docker.sandbox/host-mount@1+e5557c63f7cb"}}},
+		{name: "a malformed agent-skills@1 is a service",
+			caps: []Capability{{Type: TypeAgentSkills, HasConfig: true, Config: map[string]any{"path": "/skills", "write": true}}},
+			want: &Surface{Services: []string{"com.docker.sandbox/agent-skills@1+61e552a419f1"}}},
+		{name: "a malformed usb-device@1 is a service",
+			caps: []Capability{{Type: TypeUSBDevice, HasConfig: true, Config: map[string]any{"vendorId": 1050}}},
+			want: &Surface{Services: []string{"com.docker.sandbox/usb-device@1+a53e6fcf90ec"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := SurfaceOf(&Descriptor{Capabilities: tc.caps})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("SurfaceOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

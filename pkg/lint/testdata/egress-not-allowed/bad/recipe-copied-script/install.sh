@@ -1,0 +1,4 @@
+#!/bin/sh
+set -eu
+curl -fsSL https://downloads.example.org/tool.tar.gz -o /tmp/tool.tar.gz  # want: egress-not-allowed
+curl -fsS https://api.example.org/v1/ping

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "mode=$FIXTURE_MODE" > /etc/fixture.conf  # want: hook-env-undeclared

@@ -1,0 +1,2 @@
+#!/bin/sh
+test -n "$FIXTURE_LEVEL"  # want: hook-env-undeclared
