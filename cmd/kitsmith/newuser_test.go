@@ -34,6 +34,7 @@ func TestMistakesSayWhatToChange(t *testing.T) {
 		{[]string{"inspect", "--platform", "garbage", "oci:out/hello"}, []string{`--platform "garbage" is not a platform (os/arch[/variant], e.g. linux/arm64)`}},
 		{[]string{"diff", "--platform", "linux/", "oci:out/hello", "oci:out/hello"}, []string{`--platform "linux/" is not a platform`}},
 		{[]string{"validate", "--insecure-registry", v3}, []string{"--insecure-registry only applies to --resolve"}},
+		{[]string{"publish", v3}, []string{"publish needs --tag REF for one kit, or --tag-template"}},
 		{[]string{"lint", "oci:out/hello"}, []string{"hint: oci:out/hello names a kit image, and validate and lint read kit sources; judge a kit image with 'kitsmith check oci:out/hello'"}},
 		{[]string{"lint", "out/hello"}, []string{"'kitsmith check oci:out/hello'"}},
 		{[]string{"validate", "out/hello.tar"}, []string{"'kitsmith check oci-archive:out/hello.tar'"}},
