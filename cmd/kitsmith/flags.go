@@ -207,7 +207,7 @@ func (p *progressFlag) AddFlags(cmd *cobra.Command) {
 
 func (p *progressFlag) validate() error {
 	if !slices.Contains(progressModes(), p.mode) {
-		return usageErrorf("--progress must be one of %s, not %q", strings.Join(progressModes(), ", "), p.mode)
+		return usageErrorf("--progress must be %s, not %q", orList(progressModes()), p.mode)
 	}
 	return nil
 }

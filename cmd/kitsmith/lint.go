@@ -122,7 +122,7 @@ func (o *lintOptions) validate(args []string) error {
 	}
 	sev, err := lint.ParseSeverity(o.failLevel)
 	if err != nil {
-		return usageErrorf("--fail-level: %v", err)
+		return usageErrorf("--fail-level must be error, warning or info, not %q", o.failLevel)
 	}
 	o.fail = sev
 	if err := o.formatFlag.validate(); err != nil {
