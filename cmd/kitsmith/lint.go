@@ -69,7 +69,12 @@ Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
   kitsmith lint --files kits/inside/README.md   # as the pre-commit hook runs it
   kitsmith lint --list-rules`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 && !o.files && !o.listRules {
+			switch {
+			case o.listRules && len(args) > 0:
+				return errors.New("--list-rules takes no PATH")
+			case o.listRules && o.format != "text":
+				return errors.New("--list-rules prints a table; --format applies to a lint report")
+			case len(args) == 0 && !o.files && !o.listRules:
 				return errors.New("lint needs a PATH (a kit directory, descriptor file, or a tree with --recursive)")
 			}
 			return nil
