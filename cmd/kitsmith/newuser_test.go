@@ -38,6 +38,7 @@ func TestMistakesSayWhatToChange(t *testing.T) {
 		{[]string{"lint", "--fail-level", "loud", v3}, []string{`--fail-level must be error, warning or info, not "loud"`}},
 		{[]string{"publish", "--unsigned", "-t", "127.0.0.1:1/k:1", "--fail-level", "loud", v3}, []string{`--fail-level must be error, warning or info, not "loud"`}},
 		{[]string{"build", "--progress", "fancy", v3}, []string{`--progress must be auto, plain, tty, quiet or rawjson, not "fancy"`}},
+		{[]string{"build", "--builder", "buildkitd:1234", v3}, []string{`--builder "buildkitd:1234" is not a BuildKit address: write unix://, tcp://, docker-container://, podman-container://, kube-pod:// or ssh://, e.g. unix:///run/buildkit/buildkitd.sock`}},
 		{[]string{"lint", "oci:out/hello"}, []string{"hint: oci:out/hello names a kit image, and validate and lint read kit sources; judge a kit image with 'kitsmith check oci:out/hello'"}},
 		{[]string{"lint", "out/hello"}, []string{"'kitsmith check oci:out/hello'"}},
 		{[]string{"validate", "out/hello.tar"}, []string{"'kitsmith check oci-archive:out/hello.tar'"}},
