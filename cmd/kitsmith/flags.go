@@ -38,8 +38,10 @@ package main
 // "See 'kitsmith X --help'." hint, for every command newRootCmd adds
 // (typedArgs wraps its Args). A registry that is unreachable, refuses the
 // credentials or denies the operation is exit 2 with openHint's hint in
-// every command (registryAccessError). An interrupted command (ctx done)
-// exits 2.
+// every command (registryAccessError). A reference that failed to read
+// gets refHint(ref, err) (dest.go): the oci: form of a local path, a
+// reference without its URL scheme, openHint's cause. An interrupted
+// command (ctx done) exits 2.
 
 import (
 	"context"
