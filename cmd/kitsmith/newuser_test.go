@@ -50,9 +50,9 @@ func TestMistakesSayWhatToChange(t *testing.T) {
 		{[]string{"migrate", "nope"}, []string{"stat nope: no such file or directory: a v2 kit is a directory holding spec.yaml"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			_, stderr, code := runCLI(t, tc.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want 2\n%s", code, stderr)
+			stdout, stderr, code := runCLI(t, tc.args...)
+			if code != exitUsage || stdout != "" {
+				t.Errorf("exit %d, stdout %q; want 2 and nothing\n%s", code, stdout, stderr)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(stderr, w) {

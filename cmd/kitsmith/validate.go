@@ -131,7 +131,7 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 		if err := writeValidateJSON(out, results); err != nil {
 			return err
 		}
-	} else {
+	} else if len(results) > 0 || !ioFailed { // "0 kits checked" adds nothing to a load error
 		w := textsafe.NewWriter(out)
 		writeValidateText(w, results)
 		if err := w.Flush(); err != nil {
