@@ -40,7 +40,7 @@ func newBuildCmd(ro *rootOptions) *cobra.Command {
 	o := &buildOptions{}
 	cmd := &cobra.Command{
 		Use:   "build [flags] PATH",
-		Short: "Build a kit into a multi-platform OCI kit image, check it and publish it",
+		Short: "Build a kit into a multi-platform OCI kit image, check it, and write or push it",
 		Long: `Build turns a kit source into the published kit image of the specification:
 an OCI image index with one image per platform, the kit annotations on every
 manifest and on the index, and the kit's sources staged under
@@ -169,7 +169,9 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 	for _, s := range o.outputs {
 		out, err := build.ParseOutput(s)
 		if err != nil {
-			return bo, destinationError("--output", err)
+			ue := destinationError("--output", err)
+			ue.hint = outputHint(s)
+			return bo, ue
 		}
 		if out.Type == build.OutputRegistry {
 			return bo, usageErrorf("--output %s: push with --tag REF --push", s)
@@ -192,6 +194,18 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 	}
 	bo.SourceDateEpoch, err = envSourceDateEpoch(ro.env)
 	return bo, err
+}
+
+// outputHint suggests the --output a bare path meant: an archive for a
+// .tar file, else a layout directory; "" when s names a type.
+func outputHint(s string) string {
+	if strings.Contains(s, ":") {
+		return ""
+	}
+	if strings.HasSuffix(s, ".tar") {
+		return "hint: did you mean --output " + artifact.ArchivePrefix + s + "? (an OCI archive; " + artifact.LayoutPrefix + s + " writes a layout directory)"
+	}
+	return "hint: did you mean --output " + artifact.LayoutPrefix + s + "? (an OCI layout directory; " + artifact.ArchivePrefix + s + ".tar writes an archive)"
 }
 
 // platformCompletion completes --platform with the common platforms.
@@ -273,7 +287,7 @@ func (o *buildOptions) parsePlatforms(errOut io.Writer) ([]string, error) {
 	for _, s := range o.platforms {
 		p, err := platforms.Parse(strings.TrimSpace(s))
 		if strings.TrimSpace(s) == "" || err != nil {
-			return nil, usageErrorf("--platform %q is not a platform (os/arch[/variant], e.g. linux/arm64)", s)
+			return nil, platformError(s)
 		}
 		norm := platforms.Format(platforms.Normalize(p))
 		if !slices.Contains(sandboxPlatforms, norm) {

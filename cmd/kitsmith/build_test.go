@@ -77,7 +77,7 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{name: "push without tag", args: []string{"--push", decl}, code: 2, want: "--push needs a --tag"},
 		{name: "tag without push", args: []string{"--tag", "r.example/k:1", decl}, code: 2, want: "add --push"},
-		{name: "bad progress", args: []string{"--progress", "fancy", decl}, code: 2, want: "--progress must be one of"},
+		{name: "bad progress", args: []string{"--progress", "fancy", decl}, code: 2, want: `--progress must be auto, plain, tty, quiet or rawjson, not "fancy"`},
 		{name: "sbom", args: []string{"--attest", "sbom", decl}, code: 2, want: "provenance only"},
 		{name: "bad output", args: []string{"--output", "docker:x", decl}, code: 2, want: "unknown type"},
 		{name: "bad build arg", args: []string{"--build-arg", "version", decl}, code: 2, want: "write name=value"},

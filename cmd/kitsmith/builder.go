@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/moby/buildkit/client"
@@ -35,7 +37,7 @@ type builderFlags struct {
 // AddFlags registers the group's flags and completions on cmd.
 func (b *builderFlags) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&b.addr, "builder", "", "BuildKit daemon address: unix://, tcp://, docker-container://, podman-container://, kube-pod://, ssh:// (default $BUILDKIT_HOST, else "+defaultBuilder+")")
+	f.StringVar(&b.addr, "builder", "", "BuildKit daemon address: "+strings.Join(builderSchemes(), ", ")+" (default $BUILDKIT_HOST, else "+defaultBuilder+")")
 	f.StringVar(&b.caCert, "tlscacert", "", "CA certificate to verify a tcp:// builder with")
 	f.StringVar(&b.cert, "tlscert", "", "client certificate for a tcp:// builder")
 	f.StringVar(&b.key, "tlskey", "", "client key for a tcp:// builder")
@@ -43,15 +45,22 @@ func (b *builderFlags) AddFlags(cmd *cobra.Command) {
 	_ = cmd.MarkFlagFilename("tlscacert", "pem", "crt")
 	_ = cmd.MarkFlagFilename("tlscert", "pem", "crt")
 	_ = cmd.MarkFlagFilename("tlskey", "pem", "key")
-	_ = cmd.RegisterFlagCompletionFunc("builder", cobra.FixedCompletions(
-		[]string{"unix://", "tcp://", "docker-container://", "podman-container://", "kube-pod://", "ssh://"}, cobra.ShellCompDirectiveNoSpace))
+	_ = cmd.RegisterFlagCompletionFunc("builder", cobra.FixedCompletions(builderSchemes(), cobra.ShellCompDirectiveNoSpace))
 }
 
 func (b *builderFlags) validate() error {
 	if (b.cert == "") != (b.key == "") {
 		return usageErrorf("--tlscert and --tlskey go together")
 	}
+	if u, err := url.Parse(b.addr); b.addr != "" && (err != nil || !slices.Contains(builderSchemes(), u.Scheme+"://")) {
+		return usageErrorf("--builder %q is not a BuildKit address: write %s, e.g. %s", b.addr, orList(builderSchemes()), defaultBuilder)
+	}
 	return nil
+}
+
+// builderSchemes are the address schemes --builder takes.
+func builderSchemes() []string {
+	return []string{"unix://", "tcp://", "docker-container://", "podman-container://", "kube-pod://", "ssh://"}
 }
 
 // newSolver returns a solver that connects to the builder the flags (or

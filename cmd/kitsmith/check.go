@@ -59,6 +59,8 @@ Exit status: 0 the kit conforms (warnings allowed), 1 a check failed,
 			switch {
 			case o.listChecks && len(args) > 0:
 				return fmt.Errorf("--list-checks takes no REF")
+			case o.listChecks && o.format != "text":
+				return fmt.Errorf("--list-checks prints a table; --format applies to a check's findings")
 			case !o.listChecks && len(args) != 1:
 				return fmt.Errorf("accepts 1 arg (a registry reference, oci:DIR[:tag] or oci-archive:FILE[:tag]), received %d", len(args))
 			}

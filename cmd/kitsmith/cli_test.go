@@ -188,4 +188,7 @@ func TestSchemaCLI(t *testing.T) {
 	if _, stderr, code := runCLI(t, "schema", "--output", dir, "credential@1"); code != exitUsage || !strings.Contains(stderr, "--output writes every schema file") {
 		t.Errorf("kitsmith schema --output DIR NAME: exit %d: %s", code, stderr)
 	}
+	if _, stderr, code := runCLI(t, "schema", "--list", "credential@1"); code != exitUsage || !strings.Contains(stderr, "--list lists every schema file") {
+		t.Errorf("kitsmith schema --list NAME: exit %d: %s", code, stderr)
+	}
 }

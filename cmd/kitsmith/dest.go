@@ -36,6 +36,45 @@ func localRefHint(ref string) string {
 	return ""
 }
 
+// refHint returns the hint for err, a failure to read ref as a kit image:
+// localRefHint's for a local path, how to write a registry reference for
+// one with a URL scheme or capitals in its repository, else openHint's.
+func refHint(ref string, err error) string {
+	if h := localRefHint(ref); h != "" {
+		return h
+	}
+	return registryRefHint(ref, err)
+}
+
+// registryRefHint is refHint without the local-path hint.
+func registryRefHint(ref string, err error) string {
+	if host, rest, ok := strings.Cut(ref, "://"); ok && (host == "http" || host == "https") {
+		return "hint: a registry reference has no URL scheme: write " + rest +
+			" (loopback registries are reached over HTTP anyway; another host that serves plain HTTP needs --insecure-registry)"
+	}
+	if repo := repositoryPath(ref); repo != strings.ToLower(repo) {
+		return "hint: repository names are lowercase: write " + strings.Replace(ref, repo, strings.ToLower(repo), 1)
+	}
+	return openHint(err)
+}
+
+// repositoryPath returns the repository path of a registry reference
+// (without its host, tag or digest), or "" for oci: and oci-archive:
+// references.
+func repositoryPath(ref string) string {
+	if strings.HasPrefix(ref, artifact.LayoutPrefix) || strings.HasPrefix(ref, artifact.ArchivePrefix) {
+		return ""
+	}
+	ref, _, _ = strings.Cut(ref, "@")
+	if first, rest, ok := strings.Cut(ref, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		ref = rest
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		ref = ref[:i]
+	}
+	return ref
+}
+
 // sourcePathHint returns a "did you mean" hint when path, read as a kit
 // source, is an OCI layout directory or an archive; otherwise "".
 func sourcePathHint(path string) string {

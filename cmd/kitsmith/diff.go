@@ -26,12 +26,15 @@ func (k *kitInputFlags) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&k.buildArgs, "build-arg", nil, "build-phase kit arg value name=value a kit source is published with (repeatable)")
 	f.StringArrayVar(&k.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value; judges the effective form (repeatable)")
-	f.StringVar(&k.platform, "platform", "", "platform manifest to read a published kit's descriptor from (default: the artifact's)")
+	f.StringVar(&k.platform, "platform", "", "platform manifest to read a published kit's descriptor from, e.g. linux/arm64 (default: the first of the index)")
 }
 
 // loadOptions parses the flags; effective forces the effective form even
 // without --kit-arg.
 func (k *kitInputFlags) loadOptions(effective bool) (review.LoadOptions, error) {
+	if err := checkPlatform(k.platform); err != nil {
+		return review.LoadOptions{}, err
+	}
 	ba, err := parseKeyValues("--build-arg", k.buildArgs)
 	if err != nil {
 		return review.LoadOptions{}, err
@@ -71,9 +74,9 @@ func (k *kitInputFlags) load(ctx context.Context, input string, o review.LoadOpt
 	case errors.As(err, &se):
 		return nil, &exitError{code: exitFindings, err: err}
 	}
-	hint := openHint(err)
+	hint := sourcePathHint(input) // a bare path is read as a kit source here
 	if hint == "" {
-		hint = sourcePathHint(input)
+		hint = registryRefHint(input, err)
 	}
 	return nil, asUsage(err, hint)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,6 +99,25 @@ func TestExamplesParse(t *testing.T) {
 					t.Errorf("arguments: %v", err)
 				}
 			})
+		}
+	}
+}
+
+// TestFlagsAgree: a flag name means one thing with one spelling across
+// commands: every command that reads a registry takes
+// --insecure-registry, --format lists its default first, --platform shows
+// its form.
+func TestFlagsAgree(t *testing.T) {
+	readsRegistry := []string{"validate", "build", "inspect", "check", "sign", "verify", "publish", "diff", "resolve"}
+	for _, c := range newRootCmd(&rootOptions{env: env{}}).Commands() {
+		if slices.Contains(readsRegistry, c.Name()) && c.Flags().Lookup("insecure-registry") == nil {
+			t.Errorf("kitsmith %s reads registries but has no --insecure-registry", c.Name())
+		}
+		if f := c.Flags().Lookup("format"); f != nil && !strings.Contains(f.Usage, "format: "+f.DefValue) {
+			t.Errorf("kitsmith %s --format: %q does not list its default %q first", c.Name(), f.Usage, f.DefValue)
+		}
+		if f := c.Flags().Lookup("platform"); f != nil && !strings.Contains(f.Usage, "comma-separated") && !strings.Contains(f.Usage, "e.g. linux/arm64") {
+			t.Errorf("kitsmith %s --platform: %q shows no example value", c.Name(), f.Usage)
 		}
 	}
 }

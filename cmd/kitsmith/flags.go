@@ -38,8 +38,10 @@ package main
 // "See 'kitsmith X --help'." hint, for every command newRootCmd adds
 // (typedArgs wraps its Args). A registry that is unreachable, refuses the
 // credentials or denies the operation is exit 2 with openHint's hint in
-// every command (registryAccessError). An interrupted command (ctx done)
-// exits 2.
+// every command (registryAccessError). A reference that failed to read
+// gets refHint(ref, err) (dest.go): the oci: form of a local path, a
+// reference without its URL scheme, openHint's cause. An interrupted
+// command (ctx done) exits 2.
 
 import (
 	"context"
@@ -48,6 +50,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/containerd/platforms"
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
@@ -80,7 +83,7 @@ func (r *registryFlags) open(ctx context.Context, ref string) (*artifact.Artifac
 	}
 	a, err := artifact.Open(ctx, ref, r.artifactOptions()...)
 	if err != nil {
-		return nil, asUsage(err, openHint(err))
+		return nil, asUsage(err, refHint(ref, err))
 	}
 	return a, nil
 }
@@ -129,11 +132,29 @@ func accessHint(errs []error) string {
 // destinationError returns err, a refusal of the destination flag names
 // (an *artifact.DestinationError), as a usage error naming the flag; any
 // other error is an I/O error (exit 2) naming it too.
-func destinationError(flag string, err error) error {
+func destinationError(flag string, err error) *usageError {
 	if de, ok := errors.AsType[*artifact.DestinationError](err); ok && de == err {
-		return asUsage(fmt.Errorf("%s %w", flag, err), "")
+		return &usageError{err: fmt.Errorf("%s %w", flag, err)}
 	}
-	return asUsage(fmt.Errorf("%s: %w", flag, err), "")
+	return &usageError{err: fmt.Errorf("%s: %w", flag, err)}
+}
+
+// checkPlatform refuses a --platform value that is not a platform; ""
+// (none given) is accepted.
+func checkPlatform(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, err := platforms.Parse(strings.TrimSpace(s)); err != nil || strings.TrimSpace(s) == "" {
+		return platformError(s)
+	}
+	return nil
+}
+
+// platformError is the usage error of a --platform value that is not a
+// platform.
+func platformError(s string) error {
+	return usageErrorf("--platform %q is not a platform (os/arch[/variant], e.g. linux/arm64)", s)
 }
 
 // formatFlag is --format, one of a command's output formats.
@@ -188,7 +209,7 @@ func (p *progressFlag) AddFlags(cmd *cobra.Command) {
 
 func (p *progressFlag) validate() error {
 	if !slices.Contains(progressModes(), p.mode) {
-		return usageErrorf("--progress must be one of %s, not %q", strings.Join(progressModes(), ", "), p.mode)
+		return usageErrorf("--progress must be %s, not %q", orList(progressModes()), p.mode)
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ tag, not a layout).`,
 			return o.run(cmd.Context(), cmd.OutOrStdout(), args[0])
 		},
 	}
-	cmd.Flags().StringVar(&o.platform, "platform", "", "platform manifest whose annotations and layers to read (default: the first)")
+	cmd.Flags().StringVar(&o.platform, "platform", "", "platform manifest whose annotations and layers to read, e.g. linux/arm64 (default: the first of the index)")
 	o.formatFlag.AddFlags(cmd)
 	o.registryFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("platform", o.platformCompletion)
@@ -104,6 +104,9 @@ tag, not a layout).`,
 
 func (o *inspectOptions) run(ctx context.Context, out io.Writer, ref string) error {
 	if err := o.formatFlag.validate(); err != nil {
+		return err
+	}
+	if err := checkPlatform(o.platform); err != nil {
 		return err
 	}
 	a, err := o.open(ctx, ref)

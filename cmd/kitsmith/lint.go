@@ -69,7 +69,12 @@ Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
   kitsmith lint --files kits/inside/README.md   # as the pre-commit hook runs it
   kitsmith lint --list-rules`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 && !o.files && !o.listRules {
+			switch {
+			case o.listRules && len(args) > 0:
+				return errors.New("--list-rules takes no PATH")
+			case o.listRules && o.format != "text":
+				return errors.New("--list-rules prints a table; --format applies to a lint report")
+			case len(args) == 0 && !o.files && !o.listRules:
 				return errors.New("lint needs a PATH (a kit directory, descriptor file, or a tree with --recursive)")
 			}
 			return nil
@@ -122,7 +127,7 @@ func (o *lintOptions) validate(args []string) error {
 	}
 	sev, err := lint.ParseSeverity(o.failLevel)
 	if err != nil {
-		return usageErrorf("--fail-level: %v", err)
+		return usageErrorf("--fail-level must be error, warning or info, not %q", o.failLevel)
 	}
 	o.fail = sev
 	if err := o.formatFlag.validate(); err != nil {
@@ -379,10 +384,12 @@ func findKits(ctx context.Context, root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if _, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
+		// From the parent, so that Locate's messages name the directory.
+		base := filepath.Base(abs)
+		if _, err := spec.Locate(os.DirFS(filepath.Dir(abs)), base, base); err == nil {
 			out = append(out, p)
 		} else if errors.Is(err, spec.ErrAmbiguousKit) {
-			return fmt.Errorf("%s: %w", p, err)
+			return fmt.Errorf("searching %s: %w", p, err)
 		}
 		return nil
 	})

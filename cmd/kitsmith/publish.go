@@ -140,7 +140,10 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 	}
 	sev, err := lint.ParseSeverity(o.failLevel)
 	if err != nil {
-		return po, usageErrorf("--fail-level: %v", err)
+		return po, usageErrorf("--fail-level must be error, warning or info, not %q", o.failLevel)
+	}
+	if o.tag == "" && o.tagTemplate == "" { // before the signer reaches out to Sigstore
+		return po, usageErrorf("publish needs --tag REF for one kit, or --tag-template 'REGISTRY/kits/{stem}:{version}' for several")
 	}
 	if o.jobs < 0 {
 		return po, usageErrorf("--jobs must be at least 1 (or 0 for the number of CPUs), not %d", o.jobs)

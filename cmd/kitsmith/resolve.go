@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -133,12 +134,12 @@ func (o *resolveOptions) run(ctx context.Context, out io.Writer, inputs []string
 // (validate --resolve): the problems are errors at its kits: list; a
 // listed kit that cannot be read is a warning, and the set goes
 // unresolved.
-func resolveSetReport(ctx context.Context, k *spec.Kit, rep *spec.Report) {
+func resolveSetReport(ctx context.Context, k *spec.Kit, rep *spec.Report, opts []artifact.Option) {
 	if k.Descriptor == nil || k.Descriptor.Kind != spec.KindSet || !rep.OK() {
 		return
 	}
 	at := k.KeyPosOf("kits")
-	r, err := review.ResolveSet(ctx, k, review.LoadOptions{})
+	r, err := review.ResolveSet(ctx, k, review.LoadOptions{Artifact: opts})
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, &spec.Error{Range: at, Field: "kits", Code: "set-unresolved", Err: err,
 			Msg: fmt.Sprintf("the set was not resolved: %v", err)})

@@ -120,12 +120,22 @@ func newRootCmd(ro *rootOptions) *cobra.Command {
 		Use:   "kitsmith",
 		Short: "Validate, lint, build and publish Docker Sandboxes kits (spec v3)",
 		Long: `kitsmith takes a Docker Sandboxes kit (descriptor spec v3) from source to a
-published artifact. It validates descriptors against the specification, lints
-them for the pitfalls that fail silently inside a sandbox, and builds the kit
-image through BuildKit.
+signed, published kit image.
+
+  kit sources   validate, lint; migrate (a v2 kit); schema (for editors)
+  kit images    build (from sources); inspect; check (against the specification)
+  signatures    sign, verify (Sigstore, as cosign v3 does)
+  release       publish: validate, lint, build, check, push, sign, verify, tag
+  review        diff (what an update widens); resolve (a composition of kits)
+
+A first run, on a kit directory:
+  kitsmith validate kits/tool && kitsmith lint kits/tool
+  kitsmith build --output oci:out/tool kits/tool
+  kitsmith check oci:out/tool
 
 Exit codes: 0 ok; 1 an invalid kit, findings at or above the fail level, or a
-failed build/check; 2 usage, configuration or I/O error.`,
+failed build, check or verification; 2 usage, configuration or I/O error (an
+unreachable or refusing registry too), or interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

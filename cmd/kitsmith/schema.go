@@ -47,6 +47,8 @@ Exit status: 0 written, 2 usage or I/O error (no schema of that name).`,
 				return err
 			}
 			switch {
+			case o.list && (len(args) > 0 || o.outDir != ""):
+				return usageErrorf("--list lists every schema file; name none and drop --output")
 			case o.list:
 				for _, f := range files {
 					fmt.Fprintln(cmd.OutOrStdout(), f)

@@ -276,7 +276,7 @@ func (o *signOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref
 	aopts := o.artifactOptions()
 	kit, err := artifact.Head(ctx, ref, aopts...)
 	if err != nil {
-		return asUsage(err, openHint(err))
+		return asUsage(err, refHint(ref, err))
 	}
 	st, err := artifact.NewStore(ctx, ref, aopts...)
 	if err != nil {

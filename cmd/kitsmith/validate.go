@@ -18,6 +18,7 @@ import (
 
 type validateOptions struct {
 	formatFlag
+	registryFlags
 	mode      string
 	kitArgs   []string
 	recursive bool
@@ -74,6 +75,7 @@ Exit status: 0 all kits valid (warnings allowed), 1 a kit has an error,
 	f.BoolVarP(&o.recursive, "recursive", "r", false, "search PATH directories for kits")
 	f.BoolVar(&o.resolve, "resolve", false, "also resolve a kind: set with the kits it lists, read from their registries (as kitsmith resolve --set)")
 	o.formatFlag.AddFlags(cmd)
+	o.registryFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"authored", "published", "effective"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -92,6 +94,9 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 	}
 	if len(kitArgs) > 0 && mode != spec.ModeEffective {
 		return usageErrorf("--kit-arg only applies to --mode effective")
+	}
+	if o.insecure && !o.resolve {
+		return usageErrorf("--insecure-registry only applies to --resolve, which reads a set's kits from their registries")
 	}
 	if o.recursive {
 		if paths, err = searchKits(ctx, paths); err != nil {
@@ -118,7 +123,7 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 		}
 		rep := k.Validate(spec.WithMode(mode), spec.WithKitArgs(kitArgs))
 		if o.resolve {
-			resolveSetReport(ctx, k, rep)
+			resolveSetReport(ctx, k, rep, o.artifactOptions())
 		}
 		results = append(results, validateResult{kit: k, report: rep})
 	}
@@ -126,7 +131,7 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 		if err := writeValidateJSON(out, results); err != nil {
 			return err
 		}
-	} else {
+	} else if len(results) > 0 || !ioFailed { // "0 kits checked" adds nothing to a load error
 		w := textsafe.NewWriter(out)
 		writeValidateText(w, results)
 		if err := w.Flush(); err != nil {

@@ -221,7 +221,7 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	aopts := o.artifactOptions()
 	kit, err := artifact.Head(ctx, ref, aopts...)
 	if err != nil {
-		return asUsage(err, openHint(err))
+		return asUsage(err, refHint(ref, err))
 	}
 	st, err := artifact.NewStore(ctx, ref, aopts...)
 	if err != nil {
