@@ -12,24 +12,30 @@ import (
 // checkMetadataDest reports, before anything is built or written, a
 // --metadata-file path that cannot be written: a missing parent directory,
 // a directory or another non-regular file in its place.
-func checkMetadataDest(file string) error {
+func checkMetadataDest(file string) error { return checkFileDest("--metadata-file", file) }
+
+// checkFileDest refuses, before any work, a file destination named by flag
+// that cannot be written in place: a parent that is not a directory, or an
+// existing path that is not a regular file. An empty file is no
+// destination.
+func checkFileDest(flag, file string) error {
 	if file == "" {
 		return nil
 	}
 	dir := filepath.Dir(file)
 	if fi, err := os.Stat(dir); err != nil {
-		return usageErrorf("--metadata-file %s: %v", file, err)
+		return usageErrorf("%s %s: %v", flag, file, err)
 	} else if !fi.IsDir() {
-		return usageErrorf("--metadata-file %s: %s is not a directory", file, dir)
+		return usageErrorf("%s %s: %s is not a directory", flag, file, dir)
 	}
 	fi, err := os.Lstat(file)
 	switch {
 	case os.IsNotExist(err):
 		return nil
 	case err != nil:
-		return usageErrorf("--metadata-file %s: %v", file, err)
+		return usageErrorf("%s %s: %v", flag, file, err)
 	case !fi.Mode().IsRegular():
-		return usageErrorf("--metadata-file %s: exists and is not a regular file (%s)", file, fi.Mode().Type())
+		return usageErrorf("%s %s: exists and is not a regular file (%s)", flag, file, fi.Mode().Type())
 	}
 	return nil
 }

@@ -248,6 +248,9 @@ func (o *signOptions) validate() error {
 	if err := o.progressFlag.validate(); err != nil {
 		return err
 	}
+	if err := checkFileDest("--bundle", o.bundleFile); err != nil {
+		return err
+	}
 	return o.signerFlags.validate()
 }
 
@@ -257,6 +260,15 @@ func (o *signerFlags) validate() error {
 	}
 	if o.identityToken != "" && o.identityTokenFile != "" {
 		return usageErrorf("give --identity-token or --identity-token-file, not both")
+	}
+	// Files named by flags are checked before any service is contacted.
+	for _, f := range []struct{ flag, path string }{{"--identity-token-file", o.identityTokenFile}, {"--key", o.key}} {
+		if f.path == "" {
+			continue
+		}
+		if err := checkRegularFile(f.path); err != nil {
+			return usageErrorf("%s: %v", f.flag, err)
+		}
 	}
 	return nil
 }
@@ -269,10 +281,8 @@ func (o *signOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref
 	}
 	defer wait()
 	defer close(events)
-	signer, err := o.signer(ctx, e, errOut, sign.WithSignerReporter(progress.NewReporter(events)))
-	if err != nil {
-		return err
-	}
+	// The kit first: a reference that names nothing is reported before any
+	// Sigstore service (or TUF) is contacted.
 	aopts := o.artifactOptions()
 	kit, err := artifact.Head(ctx, ref, aopts...)
 	if err != nil {
@@ -281,6 +291,10 @@ func (o *signOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref
 	st, err := artifact.NewStore(ctx, ref, aopts...)
 	if err != nil {
 		return asUsage(err, openHint(err))
+	}
+	signer, err := o.signer(ctx, e, errOut, sign.WithSignerReporter(progress.NewReporter(events)))
+	if err != nil {
+		return err
 	}
 	subjects := []v1.Descriptor{kit}
 	if o.recursive {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -314,5 +315,46 @@ func TestSignVerifyHelp(t *testing.T) {
 				t.Errorf("%s --help lacks %q", cmd, w)
 			}
 		}
+	}
+}
+
+// TestSignRefusesBeforeContactingSigstore checks that a missing token or
+// key file, an unwritable --bundle and a reference that names nothing are
+// reported as usage errors before any Sigstore service is contacted.
+func TestSignRefusesBeforeContactingSigstore(t *testing.T) {
+	var hits int
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits++
+		http.Error(w, "not here", http.StatusTeapot)
+	}))
+	t.Cleanup(svc.Close)
+	f := newSignFixture(t)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	// A signing config file the test never writes: reading it would fail
+	// later than the checks under test, and no service URL is reachable
+	// but the counting server.
+	base := []string{"sign", "--trusted-root", f.trustedRoot, "--fulcio-url", svc.URL, "--tsa-url", svc.URL, "--tlog-upload=false"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"token file", []string{"--identity-token-file", missing, f.refs["layout"]}, "--identity-token-file: "},
+		{"key file", []string{"--key", missing, f.refs["layout"]}, "--key: "},
+		{"bundle under a file", []string{"--identity-token", "x", "--bundle", filepath.Join(f.trustedRoot, "b.json"), f.refs["layout"]}, "--bundle "},
+		{"no such layout", []string{"--identity-token", "x", "oci:" + missing}, missing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits = 0
+			_, stderr, code := runCLI(t, append(slices.Clone(base), tt.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want %d naming %q:\n%s", code, exitUsage, tt.want, stderr)
+			}
+			if hits != 0 {
+				t.Errorf("%d request(s) reached a Sigstore service before the refusal", hits)
+			}
+		})
 	}
 }
