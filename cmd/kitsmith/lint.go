@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -364,7 +365,10 @@ func isDescriptorFile(p string) bool {
 }
 
 // findKits walks root for kit directories, skipping hidden directories,
-// node_modules and vendor; it stops when ctx is done.
+// node_modules and vendor; it stops when ctx is done. A directory holding
+// several descriptors, which names no single kit, contributes each of them
+// as a descriptor file of its own: a search over a repository judges every
+// kit in it rather than stopping at the first such directory.
 func findKits(ctx context.Context, root string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -386,10 +390,15 @@ func findKits(ctx context.Context, root string) ([]string, error) {
 		}
 		// From the parent, so that Locate's messages name the directory.
 		base := filepath.Base(abs)
-		if _, err := spec.Locate(os.DirFS(filepath.Dir(abs)), base, base); err == nil {
+		_, err = spec.Locate(os.DirFS(filepath.Dir(abs)), base, base)
+		var le *spec.LocateError
+		switch {
+		case err == nil:
 			out = append(out, p)
-		} else if errors.Is(err, spec.ErrAmbiguousKit) {
-			return fmt.Errorf("searching %s: %w", p, err)
+		case errors.As(err, &le) && errors.Is(err, spec.ErrAmbiguousKit):
+			for _, c := range le.Candidates {
+				out = append(out, filepath.Join(p, path.Base(c)))
+			}
 		}
 		return nil
 	})

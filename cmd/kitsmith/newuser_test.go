@@ -30,7 +30,6 @@ func TestMistakesSayWhatToChange(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"validate", "-r", "tree"}, []string{"searching tree/amb: several kit descriptors found in amb: amb/a.yaml, amb/b.yaml"}},
 		{[]string{"inspect", "--platform", "garbage", "oci:out/hello"}, []string{`--platform "garbage" is not a platform (os/arch[/variant], e.g. linux/arm64)`}},
 		{[]string{"diff", "--platform", "linux/", "oci:out/hello", "oci:out/hello"}, []string{`--platform "linux/" is not a platform`}},
 		{[]string{"validate", "--insecure-registry", v3}, []string{"--insecure-registry only applies to --resolve"}},
@@ -57,6 +56,31 @@ func TestMistakesSayWhatToChange(t *testing.T) {
 			for _, w := range tc.want {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestRecursiveSearchJudgesEveryDescriptor: a directory holding several
+// descriptors does not stop a recursive search; each is judged.
+func TestRecursiveSearchJudgesEveryDescriptor(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll("tree/amb", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"tree/amb/a.yaml", "tree/amb/b.yaml"} {
+		writeFile(t, f, "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: mixin\n")
+	}
+	for _, cmd := range []string{"validate", "lint"} {
+		t.Run(cmd, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, cmd, "-r", "--format", "json", "tree")
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+			}
+			for _, f := range []string{"tree/amb/a.yaml", "tree/amb/b.yaml"} {
+				if !strings.Contains(stdout, f) {
+					t.Errorf("%s -r did not judge %s:\n%s", cmd, f, stdout)
 				}
 			}
 		})
