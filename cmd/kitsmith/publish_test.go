@@ -94,7 +94,7 @@ func TestPublishFailures(t *testing.T) {
 			"", "published " + reg + "/k/good:1 UNSIGNED"},
 		{"one tag for two kits", []string{"--unsigned", "-t", reg + "/k/x:1", "../../kits/outside", "../../kits/inside"}, 2, "use a tag template", ""},
 		{"bad --fail-level", []string{"--unsigned", "--fail-level", "fatal", "-t", reg + "/k/x:1", "../../kits/outside"}, 2, "--fail-level", ""},
-		{"an unreadable key", []string{"--key", "/nonexistent/cosign.key", "-t", reg + "/k/x:1", "../../kits/outside"}, 2, "reading the key", ""},
+		{"an unreadable key", []string{"--key", "/nonexistent/cosign.key", "-t", reg + "/k/x:1", "../../kits/outside"}, 2, "--key: stat /nonexistent/cosign.key", ""},
 		{"--unsigned with --recursive", []string{"--unsigned", "--recursive", "-t", reg + "/k/x:1", "../../kits/outside"}, 2, "unsigned contradicts", ""},
 	}
 	for _, tt := range tests {
