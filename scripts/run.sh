@@ -82,7 +82,7 @@ cat <<'EOF'
    Fulcio, the timestamp authority, Rekor v2 (rekor-tiles), the TesseraCT CT
    log and cosign, each built from its pinned module version into
    ~/.cache/kitsmith/tools/NAME@VERSION/, plus runc and busybox-static from apt.
-   How long: about 15-25 minutes on 2 cores the first time (a progress line
+   How long: about 7 minutes on an idle 2-core machine the first time, up to 25 under load (a progress line
    every 30 s); a second once cached.
 EOF
 "${SERVICES[@]}" install

@@ -11,7 +11,7 @@
 #
 #   install  apt-get runc + busybox-static (if missing); build every pinned
 #            tool into the version-keyed tool cache (scripts/lib/install.sh),
-#            skipping what is already there. Cold: about 20-30 min on 2 cores,
+#            skipping what is already there. Cold: about 7 min on an idle 2-core machine (up to 25 under load),
 #            with a progress line every 30 s; warm: a second.
 #   start    start the services (default all), wait until they answer.
 #            No-op for what already runs, including a Sigstore stack that

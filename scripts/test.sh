@@ -3,7 +3,7 @@
 # The project's one test command: ./scripts/test.sh [go test flags...]
 #
 # Installs the pinned tools (scripts/services.sh install: cached, so seconds
-# when warm; about 20-30 min cold on 2 cores), starts the local services
+# when warm; about 7 min cold on an idle 2-core machine, up to 25 under load), starts the local services
 # (buildkitd, the registry and the Sigstore stack), exports their
 # environment (BUILDKIT_HOST, KITSMITH_TEST_REGISTRY, PATH and the
 # KITSMITH_TEST_* variables of the Sigstore stack) plus KITSMITH_INTEGRATION=1

@@ -204,7 +204,7 @@ install_all() {
     [[ $(go_tool_version "$bin" "$module" || true) == "$(version_of "$name")" ]] || missing=$((missing + 1))
   done
   if ((missing > 0)); then
-    log "$missing tool(s) to build; a cold install of everything takes about 20-30 min on 2 cores (progress every ${PROGRESS_EVERY}s)"
+    log "$missing tool(s) to build; a cold install of everything takes about 7 min on an idle 2-core machine, up to 25 under load (progress every ${PROGRESS_EVERY}s)"
   fi
   install_apt
   install_buildkit
