@@ -105,8 +105,9 @@ func TestPublishIntegration(t *testing.T) {
 		}
 		verify := append([]string{"verify", "--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}, trust...)
 		pstart := time.Now()
-		if stdout, stderr, code := runCLI(t, append(verify, k.Reference)...); code != 0 {
-			t.Errorf("kitsmith verify %s: exit %d\n%s%s", k.Reference, code, stdout, stderr)
+		if stdout, stderr, code := runCLI(t, append(verify, k.Reference)...); code != 0 ||
+			strings.Count(stdout, "  accepted ") != 2 || strings.Count(stdout, "[attestation https://slsa.dev/provenance/v1]") != 1 {
+			t.Errorf("kitsmith verify %s: exit %d; want the signature and the provenance attestation accepted, the latter named\n%s%s", k.Reference, code, stdout, stderr)
 		}
 		plain := time.Since(pstart)
 		admission := append(append([]string{"verify", "--policy", policyFile}, trust...), k.Reference)

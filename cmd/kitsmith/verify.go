@@ -403,6 +403,11 @@ func writeSignatures(out io.Writer, name string, res *sign.Result) error {
 		if s.Issuer != "" {
 			signer += " (issuer " + s.Issuer + ")"
 		}
+		// An attestation (SLSA provenance, say) over the same digest is a
+		// signature by its signer too; say which bundles are attestations.
+		if s.PredicateType != "" && s.PredicateType != sign.CosignSignPredicateType {
+			signer += " [attestation " + s.PredicateType + "]"
+		}
 		if !s.Accepted {
 			fmt.Fprintf(out, "  rejected %s %s: %s\n", s.Referrer, signer, s.Reason)
 			continue
