@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/spf13/cobra"
@@ -274,14 +273,15 @@ func verifiedCeiling(ctx context.Context, ref string, subject v1.Descriptor, p *
 // reference; a layout or archive reference stays (its digest is compared
 // once read).
 func pinnedRef(ref, digest string) (string, error) {
-	if strings.HasPrefix(ref, artifact.LayoutPrefix) || strings.HasPrefix(ref, artifact.ArchivePrefix) {
+	r, err := artifact.ParseReference(ref)
+	if err != nil {
+		return "", err
+	}
+	pinned, err := r.Pinned(digest)
+	if errors.Is(err, artifact.ErrNotRegistry) {
 		return ref, nil
 	}
-	r, err := name.ParseReference(ref)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", ref, err)
-	}
-	return r.Context().Name() + "@" + digest, nil
+	return pinned, err
 }
 
 // verifier builds the Verifier the trust flags select.

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -92,6 +93,30 @@ func (r Ref) String() string {
 		return prefix + r.Path
 	}
 	return r.Name
+}
+
+// ErrNotRegistry reports a layout or archive reference where only a
+// registry reference will do.
+var ErrNotRegistry = errors.New("not a registry reference")
+
+// Pinned returns the reference to the manifest with digest in r's
+// repository, "REGISTRY/REPO@sha256:…", dropping any tag or digest r
+// carries: what opens exactly the kit a tag pointed to when it was
+// verified or listed. A layout or archive reference has no such form:
+// Pinned returns it unchanged with an error wrapping ErrNotRegistry.
+func (r Ref) Pinned(digest string) (string, error) {
+	if r.Kind != OriginRegistry {
+		return r.String(), fmt.Errorf("%w: %s names a local %s", ErrNotRegistry, r, r.Kind)
+	}
+	n, err := name.ParseReference(r.Name)
+	if err != nil {
+		return "", err
+	}
+	d, err := name.NewDigest(n.Context().Name() + "@" + digest)
+	if err != nil {
+		return "", fmt.Errorf("pinning %s to %s: %w", r.Name, digest, err)
+	}
+	return d.String(), nil
 }
 
 // registryRef parses a registry reference with the options' scheme rules.

@@ -55,3 +55,33 @@ func TestParseReference(t *testing.T) {
 }
 
 const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+func TestRefPinned(t *testing.T) {
+	const dg = "sha256:0f766932453902de086724742b4d360d48c6e30cda14239f495c27515561ac75"
+	tests := []struct {
+		in, want    string
+		notRegistry bool
+	}{
+		{in: "127.0.0.1:5000/kits/gh:1.2.0", want: "127.0.0.1:5000/kits/gh@" + dg},
+		{in: "registry.example.org/kits/gh", want: "registry.example.org/kits/gh@" + dg},
+		{in: "registry.example.org/kits/gh@sha256:" + "1111111111111111111111111111111111111111111111111111111111111111", want: "registry.example.org/kits/gh@" + dg},
+		{in: "oci:out/gh:1.2.0", want: "oci:out/gh:1.2.0", notRegistry: true},
+		{in: "oci-archive:out/gh.tar", want: "oci-archive:out/gh.tar", notRegistry: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			r, err := artifact.ParseReference(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := r.Pinned(dg)
+			if got != tt.want || errors.Is(err, artifact.ErrNotRegistry) != tt.notRegistry || (err != nil) != tt.notRegistry {
+				t.Errorf("Pinned = %q, %v; want %q (not a registry: %v)", got, err, tt.want, tt.notRegistry)
+			}
+		})
+	}
+	r, _ := artifact.ParseReference("registry.example.org/kits/gh:1")
+	if _, err := r.Pinned("sha256:short"); err == nil {
+		t.Error("Pinned accepted a malformed digest")
+	}
+}

@@ -102,7 +102,7 @@ func (r *kitRun) judgeCeiling(ctx context.Context) error {
 // baselineSurface reads the surface of the kit at digest in the
 // repository the kit is published to.
 func (r *kitRun) baselineSurface(ctx context.Context, digest string) (*spec.Surface, error) {
-	ref := repoOf(r.res.Reference) + "@" + digest
+	ref := pinTo(r.res.Reference, digest)
 	a, err := artifact.Open(ctx, ref, memberOptions(r.opts.Build)...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the policy's baseline: %w", err)

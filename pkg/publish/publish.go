@@ -475,6 +475,22 @@ func manifestDescriptor(a *artifact.Artifact, m build.Manifest) v1.Descriptor {
 	return v1.Descriptor{MediaType: types.OCIManifestSchema1, Digest: m.Digest, Size: m.Size}
 }
 
+// pinTo is ref's repository pinned to digest (artifact.Ref.Pinned); ref
+// itself when it cannot be pinned, which a publish reference, checked as a
+// registry tag before anything runs, always can.
+func pinTo(ref, digest string) string {
+	r, err := artifact.ParseReference(ref)
+	if err != nil {
+		return ref
+	}
+	p, err := r.Pinned(digest)
+	if err != nil {
+		return ref
+	}
+	return p
+}
+
+// repoOf is the repository part of a tag reference, for messages.
 func repoOf(ref string) string {
 	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
 		return ref[:i]

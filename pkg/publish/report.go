@@ -97,7 +97,7 @@ func (k *KitResult) Pinned() string {
 	if k.Index.Digest.Hex == "" || k.Reference == "" {
 		return ""
 	}
-	return repoOf(k.Reference) + "@" + k.Index.Digest.String()
+	return pinTo(k.Reference, k.Index.Digest.String())
 }
 
 // Metadata returns the run in the metadata file's shape.

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/distribution/reference"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -329,11 +328,14 @@ func CheckArtifact(ctx context.Context, a *artifact.Artifact, p *Policy, opts ..
 }
 
 func baselineFromRegistry(ctx context.Context, ref, digest string, o *ceilingOptions) (*spec.Surface, error) {
-	named, err := reference.ParseNormalizedNamed(ref)
-	if strings.HasPrefix(ref, artifact.LayoutPrefix) || strings.HasPrefix(ref, artifact.ArchivePrefix) || err != nil {
+	r, err := artifact.ParseReference(ref)
+	var bref string
+	if err == nil {
+		bref, err = r.Pinned(digest)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("ceiling.baseline.digest %s: %w: %s is not a registry reference; pin a surface file instead", digest, ErrNoBaseline, ref)
 	}
-	bref := reference.TrimNamed(named).String() + "@" + digest
 	ba, err := artifact.Open(ctx, bref, o.artOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the baseline: %w", err)

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/distribution/reference"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -77,11 +76,13 @@ func setKits(ctx context.Context, k *spec.Kit, o LoadOptions) ([]*Kit, error) {
 func readMember(ctx context.Context, kr spec.KitRef, o LoadOptions) (*Kit, error) {
 	ref := kr.Ref
 	if kr.Digest != "" {
-		named, err := reference.ParseNormalizedNamed(ref)
+		r, err := artifact.ParseReference(ref)
+		if err == nil {
+			ref, err = r.Pinned(kr.Digest)
+		}
 		if err != nil {
 			return nil, err
 		}
-		ref = reference.TrimNamed(named).String() + "@" + kr.Digest
 	}
 	a, err := artifact.Open(ctx, ref, o.Artifact...)
 	if err != nil {
