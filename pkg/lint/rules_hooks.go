@@ -29,7 +29,8 @@ var hookEnvUndeclared = &Rule{
 		strings.Join(hookBaseline, " ") + ". A variable it reads without declaring is empty when the hook " +
 		"runs, so the hook quietly does the wrong thing: an empty port, an empty API key, a request that goes out " +
 		"without credentials. Variables the script sets itself (assignments, for and read variables), positional " +
-		"and special parameters, ${NAME:-default} forms and ${{ kit.args.NAME }} placeholders are not environment reads.",
+		"and special parameters, ${NAME:-default} forms, variables read after an eval (which may assign them) and " +
+		"${{ kit.args.NAME }} placeholders are not environment reads.",
 	Fix: "Add the variable to the hook's env: list (env: [NAME]), or give it a default in the script (${NAME:-default}).",
 	Check: func(in *Input) []Finding {
 		var out []Finding
@@ -38,9 +39,13 @@ var hookEnvUndeclared = &Rule{
 				continue
 			}
 			seen := map[string]bool{}
+			evalAt := h.Script.firstEval()
 			for _, r := range h.Script.Reads() {
 				if r.Defaulted || inHookBaseline(r.Name) || h.Declares(r.Name) || seen[r.Name] {
 					continue
+				}
+				if evalAt.IsValid() && r.Pos.After(evalAt) {
+					continue // eval may have assigned it: the script's own code, not the environment
 				}
 				seen[r.Name] = true
 				out = append(out, Finding{Range: h.Script.Range(r.Pos, r.End),

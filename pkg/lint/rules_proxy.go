@@ -15,6 +15,41 @@ var proxyVars = map[string]bool{"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PRO
 
 func isProxyVar(name string) bool { return proxyVars[strings.ToUpper(name)] }
 
+// loopbackNoProxy reports a NO_PROXY value that names only loopback
+// hosts (localhost, 127.0.0.1, ::1, *.localhost): traffic to those never
+// reaches the sandbox proxy, so such a value bypasses nothing. value is as
+// written, quotes included; anything not a literal list is not loopback.
+func loopbackNoProxy(name, value string) bool {
+	if !strings.EqualFold(name, "NO_PROXY") {
+		return false
+	}
+	value = strings.Trim(strings.TrimSpace(value), `"'`)
+	if value == "" || strings.ContainsAny(value, "$`") {
+		return false
+	}
+	for _, h := range strings.Split(value, ",") {
+		h = strings.TrimSpace(h)
+		h = strings.TrimPrefix(strings.TrimPrefix(h, "*"), ".")
+		if h, _, ok := strings.Cut(h, "/"); ok { // 127.0.0.0/8
+			if !loopback(h) {
+				return false
+			}
+			continue
+		}
+		if !loopback(strings.Trim(h, "[]")) && h != "localhost" {
+			return false
+		}
+	}
+	return true
+}
+
+// loopbackNoProxyWord is loopbackNoProxy for a shell assignment; a value
+// that is not literal text is not loopback.
+func loopbackNoProxyWord(a Assignment) bool {
+	v, ok := WordText(a.Word)
+	return ok && loopbackNoProxy(a.Name, v)
+}
+
 const proxyWhy = "it routes traffic around the sandbox proxy, so network policy and credential injection silently stop applying"
 
 var proxyEnvOverride = &Rule{
@@ -27,14 +62,15 @@ var proxyEnvOverride = &Rule{
 		"file) sends traffic around that proxy: the policy and credential injection stop working, without an error. " +
 		"A NO_PROXY copied from another kit (for host.docker.internal) is the classic case: the request to the host " +
 		"service then goes out without the injected key. Reading the variables (listing them in a hook's env:, using " +
-		"$HTTP_PROXY) is correct.",
+		"$HTTP_PROXY) is correct, and so is a NO_PROXY that names only loopback hosts (localhost, 127.0.0.1, ::1), " +
+		"whose traffic never reaches the proxy.",
 	Fix: "Remove the assignment. To reach a host service, allow localhost:<port> in the network policy instead of " +
 		"bypassing the proxy; to give a hook the proxy, list HTTP_PROXY and HTTPS_PROXY in its env:.",
 	Check: func(in *Input) []Finding {
 		var out []Finding
 		if d := in.Recipe; d != nil {
 			for _, v := range d.Vars() {
-				if v.Instruction == "ENV" && isProxyVar(v.Name) {
+				if v.Instruction == "ENV" && isProxyVar(v.Name) && !loopbackNoProxy(v.Name, v.Value) {
 					out = append(out, Finding{Range: v.NameRange,
 						Message: fmt.Sprintf("ENV %s sets the variable for every process in the sandbox; %s", v.Name, proxyWhy)})
 				}
@@ -52,7 +88,7 @@ var proxyEnvOverride = &Rule{
 				continue // a staged lifecycle file is checked below
 			}
 			for _, a := range h.Script.Assignments() {
-				if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) {
+				if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) && !loopbackNoProxyWord(a) {
 					out = append(out, Finding{Range: rangeWidth(h.Script.Pos(a.Pos), len(a.Name)),
 						Message: fmt.Sprintf("%s sets %s; %s", h.Label(), a.Name, proxyWhy)})
 				}
@@ -108,7 +144,7 @@ func proxyInFile(in *Input, f *LifecycleFile) []Finding {
 	var out []Finding
 	if f.Script != nil {
 		for _, a := range f.Script.Assignments() {
-			if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) {
+			if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) && !loopbackNoProxyWord(a) {
 				out = append(out, Finding{Range: rangeWidth(f.Script.Pos(a.Pos), len(a.Name)),
 					Message: fmt.Sprintf("file %s sets %s; every process that reads the file bypasses the sandbox proxy, so network policy and credential injection silently stop applying", f.Path, a.Name)})
 			}

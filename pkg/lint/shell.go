@@ -250,6 +250,18 @@ var shellVars = map[string]bool{
 	"MAPFILE": true, "COMP_WORDS": true, "COPROC": true, "_": true,
 }
 
+// firstEval returns where the script first runs eval, whose code may
+// assign any variable; an invalid Pos when it never does.
+func (s *Script) firstEval() syntax.Pos {
+	var at syntax.Pos
+	for _, c := range s.Commands() {
+		if c.Name == "eval" && (!at.IsValid() || at.After(c.Pos)) {
+			at = c.Pos
+		}
+	}
+	return at
+}
+
 // Reads returns the variables the script reads from its environment: every
 // $NAME and ${NAME…}, and bare names in arithmetic, except special and
 // positional parameters, variables the shell sets itself, and variables
