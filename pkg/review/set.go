@@ -6,7 +6,6 @@ import (
 	"maps"
 	"strings"
 
-
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
