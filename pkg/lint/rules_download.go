@@ -347,6 +347,15 @@ func (u *unverifiedScan) madeExecutable() {
 				}
 			}
 		}
+		// An archive keeps its files' modes: a program unpacked from it
+		// runs without any chmod.
+		if prog := writtenName(u.s, c); ranFromPath(prog) {
+			for _, d := range downloads {
+				if d.extracted {
+					u.report(d.c, fmt.Sprintf("%s downloads %s with %s, unpacks it and runs %s, but never checks the download against a checksum or signature", u.where, d.target, d.c.Name, prog))
+				}
+			}
+		}
 		for _, f := range makesExecutable(u.s, c) {
 			for _, d := range downloads {
 				switch {
@@ -358,6 +367,31 @@ func (u *unverifiedScan) madeExecutable() {
 			}
 		}
 	}
+}
+
+// ranFromPath reports a program run by a path outside the system's own
+// directories (/opt/tool/bin/tool, ./bin/tool): where an unpacked download
+// lands.
+func ranFromPath(name string) bool {
+	if !strings.Contains(name, "/") {
+		return false
+	}
+	for _, sys := range []string{"/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/"} {
+		if strings.HasPrefix(name, sys) {
+			return false
+		}
+	}
+	return true
+}
+
+// writtenName is the program of c as the script writes it (a path, where
+// Command.Name keeps only its base name).
+func writtenName(s *Script, c Command) string {
+	start, end := int(c.Pos.Offset()), int(c.End.Offset())
+	if start >= end || end > len(s.Source) {
+		return c.Name
+	}
+	return strings.Trim(s.Source[start:end], `"'`)
 }
 
 // wordSource is a word as written in the script, quotes removed.

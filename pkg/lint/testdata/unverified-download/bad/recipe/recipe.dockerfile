@@ -20,3 +20,9 @@ RUN set -eu; \
     curl -fsSL -o /tmp/tool.tgz https://downloads.example.org/tool.tgz; \
     tar -xzf /tmp/tool.tgz -C /usr/local/bin tool; \
     chmod 0755 /usr/local/bin/tool
+# An archive keeps its modes: the unpacked program runs without a chmod.
+RUN set -eu; \
+    # want: unverified-download
+    curl -fsSL -o /tmp/ed.tgz https://downloads.example.org/ed.tgz; \
+    tar -C /opt -xzf /tmp/ed.tgz; \
+    /opt/ed/bin/ed --version
