@@ -96,6 +96,11 @@ func TestPublishIntegration(t *testing.T) {
 		if !k.Signed || !k.Tagged || k.Provenance == nil || k.Signature.Identity != stack.DefaultEmail || k.Signature.Issuer != s.OIDCURL {
 			t.Fatalf("%s: %+v; want signed by %s, attested and tagged", k.Stem, k, stack.DefaultEmail)
 		}
+		// The published form asks for exactly the authority the source does.
+		if stdout, stderr, code := runCLI(t, "diff", "--fail-on", "widening", k.Kit, k.Reference); code != 0 ||
+			!strings.Contains(stdout, "0 widenings, 0 narrowings, 0 other changes") {
+			t.Errorf("kitsmith diff %s %s: exit %d\n%s%s", k.Kit, k.Reference, code, stdout, stderr)
+		}
 		if _, stderr, code := runCLI(t, "check", k.Reference); code != 0 {
 			t.Errorf("kitsmith check %s: exit %d\n%s", k.Reference, code, stderr)
 		}
