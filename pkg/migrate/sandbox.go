@@ -19,10 +19,7 @@ import (
 // maxInlineFile is the largest files/workspace file made a lifecycle file.
 const maxInlineFile = 64 << 10
 
-var (
-	wholeArgRef = regexp.MustCompile(`^\$\{\{\s*kit\.args\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}$`)
-	cmdLine     = regexp.MustCompile(`(?i)^\s*CMD\s`)
-)
+var cmdLine = regexp.MustCompile(`(?i)^\s*CMD\s`)
 
 // sandbox maps the v2 sandbox block: image, entrypoint and command.default
 // to the recipe, resources to resources@1. It returns command.interactive
@@ -236,8 +233,8 @@ func (m *migrator) environment(p pair) {
 					"to reach a service on the host, allow host.docker.internal:<port> in the network policy instead")
 			continue
 		}
-		if ref := wholeArgRef.FindStringSubmatch(value); ref != nil && m.exportArg(ref[1], name) {
-			m.note(e.key, f, "env-arg-export", "became env: "+name+" on the arg "+ref[1]+", which exports its value at create")
+		if arg, ok := spec.WholeArgRef(value); ok && m.exportArg(arg, name) {
+			m.note(e.key, f, "env-arg-export", "became env: "+name+" on the arg "+arg+", which exports its value at create")
 			continue
 		}
 		if strings.Contains(value, "${{") {

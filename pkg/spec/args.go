@@ -46,3 +46,13 @@ func ExpandArgRefs(s string, value func(name string) (string, bool)) string {
 		return m
 	})
 }
+
+// WholeArgRef returns NAME when s is exactly one ${{ kit.args.NAME }}
+// reference with nothing around it, and false otherwise.
+func WholeArgRef(s string) (string, bool) {
+	refs := FindArgRefs(s)
+	if len(refs) != 1 || refs[0].Start != 0 || refs[0].End != len(s) {
+		return "", false
+	}
+	return refs[0].Name, true
+}

@@ -30,3 +30,25 @@ func TestArgRefs(t *testing.T) {
 		})
 	}
 }
+
+func TestWholeArgRef(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"${{ kit.args.port }}", "port", true},
+		{"${{kit.args.api_key}}", "api_key", true},
+		{"x${{ kit.args.port }}", "", false},
+		{"${{ kit.args.port }}/x", "", false},
+		{"${{ kit.args.a }}${{ kit.args.b }}", "", false},
+		{"${{ kit.args.my-arg }}", "", false},
+		{"plain", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := WholeArgRef(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("WholeArgRef(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
