@@ -274,12 +274,10 @@ func (o *buildOptions) run(ctx context.Context, ro *rootOptions, out, errOut io.
 	return errors.Join(sOut.Flush(), sErr.Flush())
 }
 
-// sandboxPlatforms are the platforms a sandbox runs.
-var sandboxPlatforms = []string{"linux/amd64", "linux/arm64"}
-
 // parsePlatforms checks --platform: every value a platform, none empty; a
 // platform no sandbox runs is built with a warning.
 func (o *buildOptions) parsePlatforms(errOut io.Writer) ([]string, error) {
+	sandboxPlatforms := build.DefaultPlatforms() // what sandboxes run, so what is built by default
 	if len(o.platforms) == 0 {
 		return nil, usageErrorf("--platform is empty: name at least one platform, e.g. %s", strings.Join(sandboxPlatforms, ","))
 	}

@@ -83,7 +83,7 @@ func (r *registryFlags) open(ctx context.Context, ref string) (*artifact.Artifac
 	}
 	a, err := artifact.Open(ctx, ref, r.artifactOptions()...)
 	if err != nil {
-		return nil, asUsage(err, refHint(ref, err))
+		return nil, asUsage(err, registryRefHint(ref, err)) // not a local path: checked above
 	}
 	return a, nil
 }

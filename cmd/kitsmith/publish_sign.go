@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"io"
 
-	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/pkg/publish"
@@ -33,27 +31,9 @@ func (s *publishSigningFlags) signer(ctx context.Context, e env, errOut io.Write
 	if err := s.signerFlags.validate(); err != nil {
 		return nil, nil, err
 	}
-	signer, err := s.signerFlags.signer(ctx, e, errOut)
+	signer, with, err := s.signerFlags.signer(ctx, e, errOut)
 	if err != nil {
 		return nil, nil, err
-	}
-	var trust root.TrustedMaterial
-	keyName := ""
-	if s.key != "" {
-		kp, err := s.keyPair(e)
-		if err != nil {
-			return nil, nil, err
-		}
-		if trust, err = sign.PublicKeyTrust(kp.GetPublicKey()); err != nil {
-			return nil, nil, asUsage(err, "")
-		}
-		keyName = "key " + base64.RawStdEncoding.EncodeToString(kp.GetHint())
-	} else {
-		tr, _, err := s.sigstoreFlags.load(ctx, e, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		trust = tr
 	}
 	var vo []sign.VerifierOption
 	if s.ignoreSCT {
@@ -62,9 +42,9 @@ func (s *publishSigningFlags) signer(ctx context.Context, e env, errOut io.Write
 	if !s.tlogUpload {
 		vo = append(vo, sign.WithoutTlogUnsafe())
 	}
-	v, err := sign.NewVerifier(trust, vo...)
+	v, err := sign.NewVerifier(with.trust, vo...)
 	if err != nil {
 		return nil, nil, asUsage(err, "")
 	}
-	return publish.NewSigner(signer, keyName), publish.NewVerifier(v), nil
+	return publish.NewSigner(signer, with.keyName), publish.NewVerifier(v), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -48,11 +49,6 @@ func (f *sigstoreFlags) AddFlags(cmd *cobra.Command, signing bool) {
 	for _, n := range []string{"trusted-root", "signing-config"} {
 		_ = cmd.MarkFlagFilename(n, "json")
 	}
-}
-
-// custom reports whether any flag names services or trust of its own.
-func (f *sigstoreFlags) custom() bool {
-	return f.trustedRoot != "" || f.signingConfig != "" || f.fulcioURL != "" || f.rekorURL != "" || f.tsaURL != ""
 }
 
 // cacheDir is the TUF cache directory.
@@ -292,7 +288,7 @@ func (o *signOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref
 	if err != nil {
 		return asUsage(err, openHint(err))
 	}
-	signer, err := o.signer(ctx, e, errOut, sign.WithSignerReporter(progress.NewReporter(events)))
+	signer, _, err := o.signer(ctx, e, errOut, sign.WithSignerReporter(progress.NewReporter(events)))
 	if err != nil {
 		return err
 	}
@@ -348,32 +344,40 @@ func (o *signOptions) platformManifests(ctx context.Context, ref string) ([]v1.D
 	return out, nil
 }
 
+// signedWith is what verifies the signatures a signer makes: the trusted
+// root a keyless signer was loaded with, or the public half of --key (then
+// keyName names it), so that publish verifies without loading either again.
+type signedWith struct {
+	trust   root.TrustedMaterial
+	keyName string
+}
+
 // signer builds the Signer the flags and environment select, with opts
-// (a progress reporter) added.
-func (o *signerFlags) signer(ctx context.Context, e env, errOut io.Writer, opts ...sign.SignerOption) (*sign.Signer, error) {
+// (a progress reporter) added, and what verifies its signatures.
+func (o *signerFlags) signer(ctx context.Context, e env, errOut io.Writer, opts ...sign.SignerOption) (*sign.Signer, signedWith, error) {
 	if o.key != "" {
 		return o.keySigner(e, opts)
 	}
 	tr, svc, err := o.sigstoreFlags.load(ctx, e, true)
 	if err != nil {
-		return nil, err
+		return nil, signedWith{}, err
 	}
 	if svc.Fulcio == "" {
-		return nil, usageErrorf("no Fulcio to get a certificate from: give --fulcio-url or a --signing-config that names one")
+		return nil, signedWith{}, usageErrorf("no Fulcio to get a certificate from: give --fulcio-url or a --signing-config that names one")
 	}
 	if !o.tlogUpload {
 		svc.Logs = nil
 	}
 	tokens, err := o.tokens(e, svc, errOut)
 	if err != nil {
-		return nil, err
+		return nil, signedWith{}, err
 	}
 	opts = append(opts, sign.WithServices(svc), sign.WithSelfVerification(tr))
 	s, err := sign.NewSigner(nil, sign.NewFulcio(svc.Fulcio, tokens, nil), opts...)
 	if err != nil {
-		return nil, asUsage(err, "")
+		return nil, signedWith{}, asUsage(err, "")
 	}
-	return s, nil
+	return s, signedWith{trust: tr}, nil
 }
 
 // keyPair loads --key, decrypted with COSIGN_PASSWORD.
@@ -394,10 +398,10 @@ func (o *signerFlags) keyPair(e env) (sign.Keypair, error) {
 }
 
 // keySigner signs with --key and only the services flags name.
-func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, error) {
+func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, signedWith, error) {
 	kp, err := o.keyPair(e)
 	if err != nil {
-		return nil, err
+		return nil, signedWith{}, err
 	}
 	var svc sign.Services
 	if o.signingConfig != "" || o.tsaURL != "" || o.rekorURL != "" {
@@ -405,23 +409,27 @@ func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, 
 		f.fulcioURL = ""
 		sc, err := f.signingConfigFile()
 		if err != nil {
-			return nil, err
+			return nil, signedWith{}, err
 		}
 		if svc, err = f.services(sc); err != nil {
-			return nil, err
+			return nil, signedWith{}, err
 		}
 	}
 	if o.tlogUpload && len(svc.Logs) == 0 {
-		return nil, usageErrorf("--key with no transparency log: give --rekor-url or --signing-config, or --tlog-upload=false")
+		return nil, signedWith{}, usageErrorf("--key with no transparency log: give --rekor-url or --signing-config, or --tlog-upload=false")
 	}
 	if !o.tlogUpload {
 		svc.Logs = nil
 	}
 	s, err := sign.NewSigner(kp, nil, append(opts, sign.WithServices(svc))...)
 	if err != nil {
-		return nil, asUsage(err, "")
+		return nil, signedWith{}, asUsage(err, "")
 	}
-	return s, nil
+	trust, err := sign.PublicKeyTrust(kp.GetPublicKey())
+	if err != nil {
+		return nil, signedWith{}, asUsage(err, "")
+	}
+	return s, signedWith{trust: trust, keyName: "key " + base64.RawStdEncoding.EncodeToString(kp.GetHint())}, nil
 }
 
 // signingConfigFile reads --signing-config, or returns nil without one.
