@@ -148,9 +148,11 @@ func (o Output) validate() error {
 		if o.Dest == "" {
 			return &artifact.DestinationError{Ref: o.String(), Reason: "names no destination path"}
 		}
+		// A tag must read back as the same tag: one the reference grammar
+		// does not take as a tag would silently become part of the path.
 		if o.Tag != "" {
-			if _, err := artifact.ParseReference(o.Reference()); err != nil {
-				return err
+			if r, err := artifact.ParseReference(o.Reference()); err != nil || r.Path != o.Dest || r.Tag != o.Tag {
+				return &artifact.DestinationError{Ref: o.String(), Reason: fmt.Sprintf("tag %q is not a tag: write letters, digits, _, . and - (at most 128, not starting with . or -)", o.Tag)}
 			}
 		}
 	case OutputRegistry:

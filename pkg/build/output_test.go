@@ -304,6 +304,17 @@ func TestParseOutputTagged(t *testing.T) {
 	if _, err := ParseOutput("tar:x"); !errors.As(err, new(*artifact.DestinationError)) {
 		t.Errorf("ParseOutput(tar:x) error = %v, want a *artifact.DestinationError", err)
 	}
+	// An Output built in code with a tag the grammar cannot read back is
+	// refused, not written as a directory named after it.
+	for _, tag := range []string{"a b", ".hidden", "x/y"} {
+		o := Output{Type: OutputOCI, Dest: "out/gh", Tag: tag}
+		if err := o.validate(); !errors.As(err, new(*artifact.DestinationError)) {
+			t.Errorf("Output{Tag: %q}.validate() = %v, want a *artifact.DestinationError", tag, err)
+		}
+	}
+	if err := (Output{Type: OutputOCI, Dest: "out/gh", Tag: "1.2.0"}).validate(); err != nil {
+		t.Errorf("a valid tag is refused: %v", err)
+	}
 }
 
 // FuzzParseOutput: ParseOutput never panics, refuses with a

@@ -256,9 +256,9 @@ func (m *member) applyArgs(supplied map[string]string, setArgs map[string]spec.A
 			}
 			continue
 		}
-		if refs := spec.FindArgRefs(v); len(refs) == 1 && refs[0].Start == 0 && refs[0].End == len(v) {
-			if _, declared := setArgs[refs[0].Name]; !declared {
-				return fmt.Errorf("kits[].args re-exports %q as the set's arg %q, which the set does not declare", n, refs[0].Name)
+		if setArg, whole := spec.WholeArgRef(v); whole {
+			if _, declared := setArgs[setArg]; !declared {
+				return fmt.Errorf("kits[].args re-exports %q as the set's arg %q, which the set does not declare", n, setArg)
 			}
 			if a.Env != "" {
 				return fmt.Errorf("its arg %q exports %s and is re-exported rather than given a value; the merged kit cannot hold a variable whose value arrives at create, so give it a literal value", n, a.Env)

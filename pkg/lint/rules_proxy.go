@@ -36,7 +36,7 @@ func loopbackNoProxy(name, value string) bool {
 			}
 			continue
 		}
-		if !loopback(strings.Trim(h, "[]")) && h != "localhost" {
+		if !loopback(strings.Trim(h, "[]")) {
 			return false
 		}
 	}

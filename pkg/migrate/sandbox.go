@@ -273,7 +273,8 @@ func commentLines(c string) []string {
 // nothing yet.
 func (m *migrator) exportArg(name, variable string) bool {
 	a := lookup(m.args, name)
-	if a == nil || a.Kind != yaml.MappingNode || lookup(a, "env") != nil || !v3ArgKey.MatchString(name) {
+	// name came from spec.WholeArgRef, so it follows the v3 arg grammar.
+	if a == nil || a.Kind != yaml.MappingNode || lookup(a, "env") != nil {
 		return false
 	}
 	add(a, "env", scalar(variable))

@@ -84,9 +84,8 @@ type Timestamp struct {
 // Verifier verifies the Sigstore signatures of kits against trusted
 // material.
 type Verifier struct {
-	trust root.TrustedMaterial
-	cert  *verify.Verifier // for bundles with a certificate
-	key   *verify.Verifier // for bundles with a public key hint
+	cert *verify.Verifier // for bundles with a certificate
+	key  *verify.Verifier // for bundles with a public key hint
 }
 
 // VerifierOption configures a Verifier.
@@ -145,7 +144,7 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 	if err != nil {
 		return nil, fmt.Errorf("configuring the verifier: %w", err)
 	}
-	return &Verifier{trust: trust, cert: cv, key: kv}, nil
+	return &Verifier{cert: cv, key: kv}, nil
 }
 
 // Verify finds the Sigstore bundles among subject's referrers in st and
