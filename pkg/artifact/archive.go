@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -54,20 +55,8 @@ func writeArchive(ctx context.Context, ref, file, tag string, blobs []blob, entr
 	if err != nil {
 		return err
 	}
-	tmp := tempName(file)
-	f, err := createFile(tmp)
+	err = writeAtomic(file, func(w io.Writer) error { return tarLayout(ctx, tar.NewWriter(w), blobs, index, mtime) })
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", ref, err)
-	}
-	err = tarLayout(ctx, tar.NewWriter(f), blobs, index, mtime)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, file)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", ref, err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,12 +41,22 @@ func createFile(p string) (*os.File, error) {
 
 // writeFileAtomic writes b to p through a temporary file renamed over it.
 func writeFileAtomic(p string, b []byte) error {
+	return writeAtomic(p, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// writeAtomic writes p through write into a temporary file beside it,
+// renamed over p only when everything was written and closed; the
+// temporary file is removed on any failure.
+func writeAtomic(p string, write func(io.Writer) error) error {
 	tmp := tempName(p)
 	f, err := createFile(tmp)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -170,22 +181,7 @@ func putBlobs(ctx context.Context, dir string, blobs []blob) error {
 }
 
 func putBlob(ctx context.Context, p string, b blob) error {
-	tmp := tempName(p)
-	f, err := createFile(tmp)
-	if err != nil {
-		return err
-	}
-	err = copyBlob(ctx, f, b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return writeAtomic(p, func(w io.Writer) error { return copyBlob(ctx, w, b) })
 }
 
 // updateIndex rewrites the layout's index.json through edit. An existing
