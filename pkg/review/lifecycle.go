@@ -146,5 +146,3 @@ func sortedKeys[V any](maps ...map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
-
-func cleanPath(p string) string { return path.Clean(p) }

@@ -3,6 +3,7 @@ package review
 import (
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -312,25 +313,23 @@ func mergeComposition(cs []spec.Contribution, r *Resolution) *spec.Descriptor {
 	var m spec.CapabilityMerger
 	npTypes := map[string][]string{}
 	volumes := map[string][]string{}
+	spec.MergeDeclarations(out, cs)
 	for _, c := range cs {
 		d := c.Descriptor
 		if d.Kind == spec.KindWorkload {
 			out.Kind = spec.KindWorkload
 		}
-		out.Licenses = appendNew(out.Licenses, d.Licenses...)
-		out.Provides = appendNew(out.Provides, spec.VersionedProvides(d)...)
-		out.Requires = appendNew(out.Requires, d.Requires...)
-		out.Integrates = appendNew(out.Integrates, d.Integrates...)
-		out.Conflicts = appendNew(out.Conflicts, d.Conflicts...)
 		for _, e := range d.Capabilities {
 			switch e.Type {
 			case spec.TypeNetworkPolicy, spec.TypeNetworkPolicy2:
-				npTypes[e.Type] = appendNew(npTypes[e.Type], c.Who)
+				if !slices.Contains(npTypes[e.Type], c.Who) {
+					npTypes[e.Type] = append(npTypes[e.Type], c.Who)
+				}
 			case spec.TypeVolume:
 				p, _ := e.Config["path"].(string)
-				volumes[cleanPath(p)] = append(volumes[cleanPath(p)], c.Who)
+				volumes[path.Clean(p)] = append(volumes[path.Clean(p)], c.Who)
 			}
-			if e.Type == spec.TypeAgentContext && e.Config["directory"] == nil && e.Config["filename"] == nil {
+			if e.Type == spec.TypeAgentContext && spec.ContextProfile(e) == "" {
 				m.Merged = append(m.Merged, e) // undirected bodies concatenate
 				continue
 			}
@@ -340,8 +339,6 @@ func mergeComposition(cs []spec.Contribution, r *Resolution) *spec.Descriptor {
 		}
 	}
 	out.Capabilities = m.Merged
-	out.Requires = unsatisfied(out.Requires, out.Provides)
-	out.Integrates = unsatisfied(out.Integrates, out.Provides)
 	if len(npTypes[spec.TypeNetworkPolicy]) > 0 && len(npTypes[spec.TypeNetworkPolicy2]) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("network-policy@1 of %s and network-policy@2 of %s merge as one network-policy@2, allow and deny unioned per phase",
 			strings.Join(npTypes[spec.TypeNetworkPolicy], ", "), strings.Join(npTypes[spec.TypeNetworkPolicy2], ", ")))
@@ -352,26 +349,4 @@ func mergeComposition(cs []spec.Contribution, r *Resolution) *spec.Descriptor {
 		}
 	}
 	return out
-}
-
-// unsatisfied returns the requires or integrates entries the provides
-// do not meet: a merged kit keeps only those (SPEC-v3
-// §9.5/internal-requires-dropped).
-func unsatisfied(entries, provides []string) []string {
-	var out []string
-	for _, e := range entries {
-		if !spec.SatisfiedWithin(provides, e) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-func appendNew(list []string, values ...string) []string {
-	for _, v := range values {
-		if !slices.Contains(list, v) {
-			list = append(list, v)
-		}
-	}
-	return list
 }

@@ -130,6 +130,20 @@ func MergeSet(own *Descriptor, authoredKind, stem string, cs []SetContribution) 
 		Description: own.Description, SourceURL: own.SourceURL, IconURL: own.IconURL, Version: own.Version,
 		Kind: kind, Args: own.Args, Kits: own.Kits,
 	}
+	MergeDeclarations(out, plain)
+	caps, bodies, err := mergeSetCapabilities(cs, stem)
+	if err != nil {
+		return nil, err
+	}
+	out.Capabilities = caps
+	return &MergedSet{Descriptor: out, Bodies: bodies}, nil
+}
+
+// MergeDeclarations sets out's licenses, versioned provides and conflicts
+// to the union of the ordered contributions', and its requires and
+// integrates to those the merged provides do not satisfy (SPEC-v3
+// §9.5/internal-requires-dropped), as merging a set does.
+func MergeDeclarations(out *Descriptor, cs []Contribution) {
 	for _, c := range cs {
 		out.Licenses = appendMissing(out.Licenses, c.Descriptor.Licenses...)
 		out.Provides = appendMissing(out.Provides, VersionedProvides(c.Descriptor)...)
@@ -147,12 +161,6 @@ func MergeSet(own *Descriptor, authoredKind, stem string, cs []SetContribution) 
 			}
 		}
 	}
-	caps, bodies, err := mergeSetCapabilities(cs, stem)
-	if err != nil {
-		return nil, err
-	}
-	out.Capabilities = caps
-	return &MergedSet{Descriptor: out, Bodies: bodies}, nil
 }
 
 // appendMissing appends the values list lacks.
