@@ -178,17 +178,8 @@ func hostMatches(pattern string, ct contact) bool {
 		names = append(names, "localhost") // the proxy sees it rewritten
 	}
 	for _, name := range names {
-		switch {
-		case host == name:
+		if spec.HostNameCovers(host, name) {
 			return true
-		case strings.HasPrefix(host, "**."):
-			if strings.HasSuffix(name, host[2:]) {
-				return true
-			}
-		case strings.HasPrefix(host, "*."):
-			if rest, ok := strings.CutSuffix(name, host[1:]); ok && rest != "" && !strings.Contains(rest, ".") {
-				return true
-			}
 		}
 	}
 	return false

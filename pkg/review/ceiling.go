@@ -276,17 +276,7 @@ func hostCovers(pattern, h string) bool {
 	if pport != "" && pport != port {
 		return false
 	}
-	switch {
-	case pname == name:
-		return true
-	case strings.HasPrefix(pname, "**."):
-		suffix := pname[2:]
-		return strings.HasSuffix(name, suffix) && len(name) > len(suffix) && (name[0] != '*' || name == "*"+suffix)
-	case strings.HasPrefix(pname, "*."):
-		label, ok := strings.CutSuffix(name, pname[1:])
-		return ok && label != "" && !strings.ContainsAny(label, ".*")
-	}
-	return false
+	return spec.HostNameCovers(pname, name)
 }
 
 // CheckKit judges a kit's surface against the policy's ceiling, with the
