@@ -102,25 +102,9 @@ func (r *kitRun) judgeCeiling(ctx context.Context) error {
 // baselineSurface reads the surface of the kit at digest in the
 // repository the kit is published to.
 func (r *kitRun) baselineSurface(ctx context.Context, digest string) (*spec.Surface, error) {
-	// The baseline is the digest itself, never what the tag points at now.
-	parsed, err := artifact.ParseReference(r.res.Reference)
-	var ref string
-	if err == nil {
-		ref, err = parsed.Pinned(digest)
-	}
+	s, err := review.BaselineSurface(ctx, r.res.Reference, digest, "", nil, memberOptions(r.opts.Build)...)
 	if err != nil {
-		return nil, fmt.Errorf("reading the policy's baseline: %w", err)
+		return nil, fmt.Errorf("the policy's baseline: %w", err)
 	}
-	a, err := artifact.Open(ctx, ref, memberOptions(r.opts.Build)...)
-	if err != nil {
-		return nil, fmt.Errorf("reading the policy's baseline: %w", err)
-	}
-	bk, err := review.FromArtifact(ctx, a, ref, "")
-	if err != nil {
-		return nil, fmt.Errorf("reading the policy's baseline: %w", err)
-	}
-	if bk, err = bk.Effective(nil); err != nil {
-		return nil, fmt.Errorf("reading the policy's baseline: %w", err)
-	}
-	return spec.SurfaceOf(bk.Descriptor), nil
+	return s, nil
 }

@@ -307,7 +307,7 @@ func CheckArtifact(ctx context.Context, a *artifact.Artifact, p *Policy, opts ..
 		return nil, err
 	}
 	if b := p.baselineSpec(); b != nil && b.Digest != "" && b.Digest != k.Digest && o.baseline == nil {
-		s, err := baselineFromRegistry(ctx, k.Name, b.Digest, o)
+		s, err := BaselineSurface(ctx, k.Name, b.Digest, o.platform, o.kitArgs, o.artOpts...)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +316,12 @@ func CheckArtifact(ctx context.Context, a *artifact.Artifact, p *Policy, opts ..
 	return CheckKit(k, p, opts...)
 }
 
-func baselineFromRegistry(ctx context.Context, ref, digest string, o *ceilingOptions) (*spec.Surface, error) {
+// BaselineSurface reads the permission surface of a policy's pinned
+// baseline: the kit at digest in ref's repository (a registry reference;
+// never what a tag points at now), for platform ("" for the index's), in
+// the effective form under kitArgs. A reference that cannot be pinned
+// wraps ErrNoBaseline.
+func BaselineSurface(ctx context.Context, ref, digest, platform string, kitArgs map[string]string, artOpts ...artifact.Option) (*spec.Surface, error) {
 	r, err := artifact.ParseReference(ref)
 	var bref string
 	if err == nil {
@@ -325,15 +330,15 @@ func baselineFromRegistry(ctx context.Context, ref, digest string, o *ceilingOpt
 	if err != nil {
 		return nil, fmt.Errorf("ceiling.baseline.digest %s: %w: %s is not a registry reference; pin a surface file instead", digest, ErrNoBaseline, ref)
 	}
-	ba, err := artifact.Open(ctx, bref, o.artOpts...)
+	ba, err := artifact.Open(ctx, bref, artOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the baseline: %w", err)
 	}
-	bk, err := FromArtifact(ctx, ba, bref, o.platform)
+	bk, err := FromArtifact(ctx, ba, bref, platform)
 	if err != nil {
 		return nil, fmt.Errorf("reading the baseline: %w", err)
 	}
-	if bk, err = bk.Effective(o.kitArgs); err != nil {
+	if bk, err = bk.Effective(kitArgs); err != nil {
 		return nil, fmt.Errorf("reading the baseline: %w", err)
 	}
 	return spec.SurfaceOf(bk.Descriptor), nil
