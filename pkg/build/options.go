@@ -256,12 +256,23 @@ func makeOptions(o Options) (*options, error) {
 // archives for this build: the same keychain, transport and insecure
 // setting for pushes, set members and the merged-set check.
 func (o *options) artifactOptions() []artifact.Option {
-	ao := []artifact.Option{artifact.WithKeychain(o.keychain), artifact.WithModTime(o.epochTime())}
-	if o.InsecureRegistry {
-		ao = append(ao, artifact.WithInsecureRegistry())
+	return append(o.RegistryOptions(), artifact.WithModTime(o.epochTime()))
+}
+
+// RegistryOptions are how a build reaches registries, as pkg/artifact
+// options: Keychain (artifact's default when nil), Transport and
+// InsecureRegistry. Code that reads what a build reads (a set's listed
+// kits, a policy's baseline) uses them to reach registries the same way.
+func (o Options) RegistryOptions() []artifact.Option {
+	var ao []artifact.Option
+	if o.Keychain != nil {
+		ao = append(ao, artifact.WithKeychain(o.Keychain))
 	}
 	if o.Transport != nil {
 		ao = append(ao, artifact.WithTransport(o.Transport))
+	}
+	if o.InsecureRegistry {
+		ao = append(ao, artifact.WithInsecureRegistry())
 	}
 	return ao
 }

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact"
-	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -24,22 +22,6 @@ var ErrComposition = errors.New("the set's kits do not compose")
 // than the admission policy's ceiling allows.
 var ErrBeyondCeiling = errors.New("the kit is beyond the permission ceiling")
 
-// memberOptions are how the kits a set lists, and a policy's baseline,
-// are read: with the build's keychain, transport and insecure setting.
-func memberOptions(b build.Options) []artifact.Option {
-	var ao []artifact.Option
-	if b.Keychain != nil {
-		ao = append(ao, artifact.WithKeychain(b.Keychain))
-	}
-	if b.Transport != nil {
-		ao = append(ao, artifact.WithTransport(b.Transport))
-	}
-	if b.InsecureRegistry {
-		ao = append(ao, artifact.WithInsecureRegistry())
-	}
-	return ao
-}
-
 // resolveSet judges a kind: set as a runtime will: the kits it lists,
 // read from their registries, and its own declarations must compose
 // (closed requires, no conflicts, one provider per name, the merge rules
@@ -48,7 +30,7 @@ func (r *kitRun) resolveSet(ctx context.Context) error {
 	if r.k.Descriptor == nil || r.k.Descriptor.Kind != spec.KindSet {
 		return nil
 	}
-	res, err := review.ResolveSet(ctx, r.k, review.LoadOptions{BuildArgs: r.opts.Build.BuildArgs, Artifact: memberOptions(r.opts.Build)})
+	res, err := review.ResolveSet(ctx, r.k, review.LoadOptions{BuildArgs: r.opts.Build.BuildArgs, Artifact: r.opts.Build.RegistryOptions()})
 	if err != nil {
 		return fmt.Errorf("resolving the set with the kits it lists: %w", err)
 	}
@@ -102,7 +84,7 @@ func (r *kitRun) judgeCeiling(ctx context.Context) error {
 // baselineSurface reads the surface of the kit at digest in the
 // repository the kit is published to.
 func (r *kitRun) baselineSurface(ctx context.Context, digest string) (*spec.Surface, error) {
-	s, err := review.BaselineSurface(ctx, r.res.Reference, digest, "", nil, memberOptions(r.opts.Build)...)
+	s, err := review.BaselineSurface(ctx, r.res.Reference, digest, "", nil, r.opts.Build.RegistryOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("the policy's baseline: %w", err)
 	}
