@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kitsmith/kitsmith/internal/diag"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -19,13 +18,7 @@ func buildError(errOut io.Writer, k *spec.Kit, err error) error {
 	var de *dialError
 	switch {
 	case errors.As(err, &pe):
-		src := diag.Sources(k.SourceFiles())
-		for _, e := range pe.Report.Errors {
-			writeDiagnostic(errOut, src, "error", e)
-		}
-		for _, e := range pe.Report.Warnings {
-			writeDiagnostic(errOut, src, "warning", e)
-		}
+		writeReport(errOut, k, pe.Report)
 		return &exitError{code: exitFindings, err: fmt.Errorf("%s cannot be published (%d error%s); nothing was built", k.Path, len(pe.Report.Errors), plural(len(pe.Report.Errors)))}
 	case errors.As(err, &ce):
 		writeCheckFindings(errOut, ce.Report, false)

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
@@ -279,14 +278,9 @@ func (o *signOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref
 	defer close(events)
 	// The kit first: a reference that names nothing is reported before any
 	// Sigstore service (or TUF) is contacted.
-	aopts := o.artifactOptions()
-	kit, err := artifact.Head(ctx, ref, aopts...)
+	kit, st, err := o.head(ctx, ref)
 	if err != nil {
-		return asUsage(err, refHint(ref, err))
-	}
-	st, err := artifact.NewStore(ctx, ref, aopts...)
-	if err != nil {
-		return asUsage(err, openHint(err))
+		return err
 	}
 	signer, _, err := o.signer(ctx, e, errOut, sign.WithSignerReporter(progress.NewReporter(events)))
 	if err != nil {

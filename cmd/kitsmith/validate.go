@@ -198,17 +198,23 @@ func kindOf(k *spec.Kit) string {
 	return k.Descriptor.Kind
 }
 
+// writeReport prints a kit's validation errors, then its warnings, as
+// compiler-style diagnostics with source excerpts.
+func writeReport(w io.Writer, k *spec.Kit, rep *spec.Report) {
+	src := diag.Sources(k.SourceFiles())
+	for _, e := range rep.Errors {
+		writeDiagnostic(w, src, "error", e)
+	}
+	for _, e := range rep.Warnings {
+		writeDiagnostic(w, src, "warning", e)
+	}
+}
+
 // writeValidateText prints compiler-style diagnostics and a summary line.
 func writeValidateText(w io.Writer, results []validateResult) {
 	var nErr, nWarn, invalid int
 	for _, r := range results {
-		src := diag.Sources(r.kit.SourceFiles())
-		for _, e := range r.report.Errors {
-			writeDiagnostic(w, src, "error", e)
-		}
-		for _, e := range r.report.Warnings {
-			writeDiagnostic(w, src, "warning", e)
-		}
+		writeReport(w, r.kit, r.report)
 		nErr += len(r.report.Errors)
 		nWarn += len(r.report.Warnings)
 		if !r.report.OK() {

@@ -217,14 +217,9 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	if err != nil {
 		return err
 	}
-	aopts := o.artifactOptions()
-	kit, err := artifact.Head(ctx, ref, aopts...)
+	kit, st, err := o.head(ctx, ref)
 	if err != nil {
-		return asUsage(err, refHint(ref, err))
-	}
-	st, err := artifact.NewStore(ctx, ref, aopts...)
-	if err != nil {
-		return asUsage(err, openHint(err))
+		return err
 	}
 	res, verr := v.Verify(ctx, st, kit, p)
 	var ve *sign.VerificationError
@@ -235,7 +230,7 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	}
 	var ceiling *review.CeilingResult
 	if verr == nil && admission != nil && admission.Ceiling != nil {
-		if ceiling, err = verifiedCeiling(ctx, ref, res.Subject, admission, kitArgs, aopts); err != nil {
+		if ceiling, err = verifiedCeiling(ctx, ref, res.Subject, admission, kitArgs, o.artifactOptions()); err != nil {
 			return err
 		}
 	}
