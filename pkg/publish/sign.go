@@ -3,10 +3,8 @@ package publish
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
@@ -41,20 +39,12 @@ func (b bundleSigner) Attest(ctx context.Context, st sign.ReferrerStore, subject
 }
 
 func (b bundleSigner) attach(ctx context.Context, st sign.ReferrerStore, subject v1.Descriptor, bundle *sign.Bundle) (*Signature, error) {
-	sig := &Signature{Subject: subject, Identity: b.keyName, LogIndex: -1}
-	sb := bundle.Sigstore()
-	if vc, err := sb.VerificationContent(); err == nil {
-		if cert := vc.Certificate(); cert != nil {
-			sum, err := certificate.SummarizeCertificate(cert)
-			if err != nil {
-				return nil, fmt.Errorf("reading the signing certificate: %w", err)
-			}
-			sig.Identity, sig.Issuer = sum.SubjectAlternativeName, sum.Issuer
-		}
+	sig := &Signature{Subject: subject, Identity: b.keyName}
+	identity, issuer, logIndex := bundle.Claims()
+	if identity != "" {
+		sig.Identity, sig.Issuer = identity, issuer
 	}
-	if entries, err := sb.TlogEntries(); err == nil && len(entries) > 0 {
-		sig.LogIndex = entries[0].LogIndex()
-	}
+	sig.LogIndex = logIndex
 	d, err := sign.Attach(ctx, st, subject, bundle)
 	if err != nil {
 		return nil, err

@@ -65,6 +65,23 @@ func (b *Bundle) PredicateType() string { return b.predicateType }
 // inspect it themselves.
 func (b *Bundle) Sigstore() *bundle.Bundle { return b.b }
 
+// Claims returns what the bundle says of its signer, unverified: the
+// certificate's identity (SAN) and OIDC issuer, both "" for a key-based
+// signature, and the index of its first transparency-log entry, -1 when it
+// has none. Verify is what checks them.
+func (b *Bundle) Claims() (identity, issuer string, logIndex int64) {
+	logIndex = -1
+	if vc, err := b.b.VerificationContent(); err == nil {
+		if cert := vc.Certificate(); cert != nil {
+			identity, issuer = claimedIdentity(cert)
+		}
+	}
+	if entries, err := b.b.TlogEntries(); err == nil && len(entries) > 0 {
+		logIndex = entries[0].LogIndex()
+	}
+	return identity, issuer, logIndex
+}
+
 // statement returns the in-toto statement the bundle's DSSE envelope holds.
 func (b *Bundle) statement() (*statement, error) {
 	env, err := b.b.Envelope()
