@@ -84,9 +84,7 @@ func mergeAndAssemble(k *spec.Kit, ordered, listed []*member, opts *options) (*b
 	for _, m := range ordered {
 		cs = append(cs, contribution{who: m.ref, d: m.desc, body: m.body})
 	}
-	ownDecl := *own.Descriptor
-	ownDecl.Kind, ownDecl.Args, ownDecl.Kits = spec.KindMixin, nil, nil
-	cs = append(cs, contribution{who: "the set's own descriptor", d: &ownDecl, body: func(cf string) ([]byte, error) {
+	cs = append(cs, contribution{who: spec.SetOwnName, d: spec.SetOwnDeclarations(own.Descriptor), body: func(cf string) ([]byte, error) {
 		rel, ok := own.Staged[cf]
 		if !ok {
 			return nil, fmt.Errorf("%s is not one of the set's files", cf)

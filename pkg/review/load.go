@@ -122,9 +122,7 @@ func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) 
 	for _, i := range order {
 		ordered = append(ordered, spec.SetContribution{Contribution: cs[i]})
 	}
-	decl := *own.Descriptor
-	decl.Kind, decl.Args, decl.Kits = spec.KindMixin, nil, nil
-	ordered = append(ordered, spec.SetContribution{Contribution: spec.Contribution{Who: SetOwnName, Descriptor: &decl}})
+	ordered = append(ordered, spec.SetContribution{Contribution: spec.Contribution{Who: SetOwnName, Descriptor: spec.SetOwnDeclarations(own.Descriptor)}})
 	m, err := spec.MergeSet(own.Descriptor, src.Descriptor.Kind, src.Stem, ordered)
 	if err != nil {
 		return nil, fmt.Errorf("merging the set %s: %w", src.Path, err)

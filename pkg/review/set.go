@@ -12,7 +12,7 @@ import (
 
 // SetOwnName names a set's own declarations in the problems of
 // ResolveSet.
-const SetOwnName = "the set's own descriptor"
+const SetOwnName = spec.SetOwnName
 
 // UnreadableError is a listed kit of a set that could not be read, so the
 // set was not resolved.
@@ -65,9 +65,7 @@ func setKits(ctx context.Context, k *spec.Kit, o LoadOptions) ([]*Kit, error) {
 		}
 		kits = append(kits, m)
 	}
-	own := *exp
-	own.Kind, own.Args, own.Kits = spec.KindMixin, nil, nil
-	return append(kits, &Kit{Name: SetOwnName, Descriptor: &own, Source: k}), nil
+	return append(kits, &Kit{Name: SetOwnName, Descriptor: spec.SetOwnDeclarations(exp), Source: k}), nil
 }
 
 // readMember reads one listed kit and answers its args as the set does;

@@ -139,6 +139,18 @@ func MergeSet(own *Descriptor, authoredKind, stem string, cs []SetContribution) 
 	return &MergedSet{Descriptor: out, Bodies: bodies}, nil
 }
 
+// SetOwnName names a set's own declarations among the contributions a set
+// merges.
+const SetOwnName = "the set's own descriptor"
+
+// SetOwnDeclarations returns what a set's own descriptor d contributes to
+// its merge: a copy as a mixin, without the set's args and kits list.
+func SetOwnDeclarations(d *Descriptor) *Descriptor {
+	own := *d
+	own.Kind, own.Args, own.Kits = KindMixin, nil, nil
+	return &own
+}
+
 // MergeDeclarations sets out's licenses, versioned provides and conflicts
 // to the union of the ordered contributions', and its requires and
 // integrates to those the merged provides do not satisfy (SPEC-v3
