@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -41,7 +40,7 @@ func (r *kitRun) resolveSet(ctx context.Context) error {
 	for i, p := range res.Problems {
 		lines[i] = fmt.Sprintf("%s [%s]", p.Message, p.ID)
 	}
-	return fmt.Errorf("%w (%d problem%s):\n  %s", ErrComposition, len(lines), plural(len(lines)), strings.Join(lines, "\n  "))
+	return listError(ErrComposition, "problem", lines)
 }
 
 // judgeCeiling judges the built kit (its published descriptor, in the
@@ -78,7 +77,7 @@ func (r *kitRun) judgeCeiling(ctx context.Context) error {
 	for i, v := range res.Violations {
 		lines[i] = fmt.Sprintf("%s [%s]", v, v.Rule)
 	}
-	return fmt.Errorf("%w (%d violation%s):\n  %s", ErrBeyondCeiling, len(lines), plural(len(lines)), strings.Join(lines, "\n  "))
+	return listError(ErrBeyondCeiling, "violation", lines)
 }
 
 // baselineSurface reads the surface of the kit at digest in the

@@ -201,7 +201,7 @@ func (r *kitRun) validate(ctx context.Context) error {
 	for _, e := range rep.Errors {
 		lines = append(lines, e.Error())
 	}
-	return fmt.Errorf("%w (%d error%s):\n  %s", ErrInvalidKit, len(rep.Errors), plural(len(rep.Errors)), strings.Join(lines, "\n  "))
+	return listError(ErrInvalidKit, "error", lines)
 }
 
 func (r *kitRun) lint(ctx context.Context) error {
@@ -496,6 +496,12 @@ func repoOf(ref string) string {
 		return ref[:i]
 	}
 	return ref
+}
+
+// listError is sentinel with the count of lines, each noun, and the lines
+// themselves, one per indented line.
+func listError(sentinel error, noun string, lines []string) error {
+	return fmt.Errorf("%w (%d %s%s):\n  %s", sentinel, len(lines), noun, plural(len(lines)), strings.Join(lines, "\n  "))
 }
 
 func plural(n int) string {
