@@ -320,7 +320,7 @@ func TestApplyPolicyFile(t *testing.T) {
 		t.Fatalf("kits/policy.yaml: %v, %v", p, err)
 	}
 	want := sign.Policy{GitHubWorkflowRepository: "kitsmith/kitsmith", GitHubWorkflowTrigger: "push", TrustedSigners: []sign.TrustedSigner{{
-		IdentityRegexp: p.Signers[0].IdentityRegexp, Issuer: "https://token.actions.githubusercontent.com"}}}
+		IdentityRegexp: "^(?:" + p.Signers[0].IdentityRegexp + ")$", Issuer: "https://token.actions.githubusercontent.com"}}}
 	if diff := cmp.Diff(want, sp); diff != "" {
 		t.Errorf("sign policy (-want +got):\n%s", diff)
 	}

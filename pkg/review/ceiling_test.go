@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -228,6 +229,10 @@ func TestParsePolicyRefusals(t *testing.T) {
 		{"no issuer", "policyVersion: \"1\"\nsigners: [{identity: a}]\n", "exactly one of issuer"},
 		{"unanchored", "policyVersion: \"1\"\nsigners: [{identityRegexp: 'https://github.com/org/', issuer: i}]\n", "not anchored"},
 		{"bad regexp", "policyVersion: \"1\"\nsigners: [{identityRegexp: '^(a$', issuer: i}]\n", "identityRegexp"},
+		// Textually ^…$, but an alternation of a prefix match and a
+		// suffix match: it accepts kitsmith-test@example.com.evil.com.
+		{"half anchored", "policyVersion: \"1\"\nsigners: [{identityRegexp: '^kitsmith-test@example\\.com|evil$', issuer: i}]\n", "not anchored as a whole"},
+		{"half anchored issuer", "policyVersion: \"1\"\nsigners: [{identity: a, issuerRegexp: '^https://a|b$'}]\n", "issuerRegexp"},
 		{"host pattern", "policyVersion: \"1\"\nceiling: {network: {runtime: [a.*.example.org]}}\n", "wildcard stands only first"},
 		{"path pattern", "policyVersion: \"1\"\nceiling: {volumes: [data/**]}\n", "not a path pattern"},
 		{"baseline", "policyVersion: \"1\"\nceiling: {baseline: {digest: sha256:abc}}\n", "64 hex"},
@@ -258,5 +263,27 @@ func TestWriteCeiling(t *testing.T) {
 	}
 	if err := WriteCeiling(&bytes.Buffer{}, r, FormatMarkdown); !errors.Is(err, ErrFormat) {
 		t.Errorf("markdown: err = %v", err)
+	}
+}
+
+// The expressions handed to the verifier match whole strings, whatever
+// the policy file wrote: ^(?:expr)$.
+func TestSignerMatchers(t *testing.T) {
+	p := policy(t, "signers:\n  - {identityRegexp: '^https://github\\.com/acme/(kits|tools)/$', issuer: https://issuer.example}\n  - {identity: a@example.com, issuerRegexp: '^https://(a|b)\\.example$'}\n")
+	got := p.SignerMatchers()
+	want := []Signer{
+		{IdentityRegexp: `^(?:^https://github\.com/acme/(kits|tools)/$)$`, Issuer: "https://issuer.example"},
+		{Identity: "a@example.com", IssuerRegexp: `^(?:^https://(a|b)\.example$)$`},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SignerMatchers (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{{"https://github.com/acme/kits/", true}, {"https://github.com/acme/tools/", true}, {"https://github.com/acme/kits/x", false}} {
+		if ok := regexp.MustCompile(got[0].IdentityRegexp).MatchString(tc.s); ok != tc.want {
+			t.Errorf("%s matches %q: %v, want %v", got[0].IdentityRegexp, tc.s, ok, tc.want)
+		}
 	}
 }

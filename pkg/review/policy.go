@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -243,14 +244,54 @@ func (s Signer) check() error {
 		if re.v == "" {
 			continue
 		}
-		if _, err := regexp.Compile(re.v); err != nil {
-			return fmt.Errorf("%s: %w", re.name, err)
-		}
-		if !strings.HasPrefix(re.v, "^") || !strings.HasSuffix(re.v, "$") {
-			return fmt.Errorf("%s %q is not anchored: write ^…$, so that it cannot match an identity that only starts or ends like it", re.name, re.v)
+		if err := checkAnchored(re.v); err != nil {
+			return fmt.Errorf("%s %w", re.name, err)
 		}
 	}
 	return nil
+}
+
+// checkAnchored refuses a regular expression that does not match whole
+// strings: judged on its syntax tree, the expression must be one
+// concatenation that starts with ^ and ends with $. Textual checks are
+// not enough: ^a|b$ starts with ^ and ends with $, yet is (^a)|(b$), a
+// prefix match or a suffix match.
+func checkAnchored(expr string) error {
+	if _, err := regexp.Compile(expr); err != nil {
+		return fmt.Errorf("%q: %w", expr, err)
+	}
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return fmt.Errorf("%q: %w", expr, err)
+	}
+	re = re.Simplify()
+	anchored := re.Op == syntax.OpConcat && len(re.Sub) >= 2 &&
+		re.Sub[0].Op == syntax.OpBeginText && re.Sub[len(re.Sub)-1].Op == syntax.OpEndText
+	if !anchored {
+		return fmt.Errorf("%q is not anchored as a whole: write ^(?:…)$ around the whole expression, so that no alternative can match an identity that only starts or ends like it", expr)
+	}
+	return nil
+}
+
+// wholeMatch returns expr as the verifier is given it: ^(?:expr)$, so
+// that it matches whole strings whatever the file wrote ("" stays "").
+func wholeMatch(expr string) string {
+	if expr == "" {
+		return ""
+	}
+	return "^(?:" + expr + ")$"
+}
+
+// SignerMatchers returns the policy's signers as a verifier is to match
+// them: exact values as written, every regular expression wrapped as
+// ^(?:expr)$ so that it matches whole identities and issuers only.
+func (p *Policy) SignerMatchers() []Signer {
+	out := make([]Signer, len(p.Signers))
+	for i, s := range p.Signers {
+		out[i] = Signer{Identity: s.Identity, IdentityRegexp: wholeMatch(s.IdentityRegexp),
+			Issuer: s.Issuer, IssuerRegexp: wholeMatch(s.IssuerRegexp)}
+	}
+	return out
 }
 
 func (c *Ceiling) check() error {
