@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -26,6 +27,10 @@ const (
 	// so what it matches is the runtime's matcher to decide. Judged
 	// conservatively: a * may stand for any text, dots included.
 	HostGlob
+	// HostParam is a pattern holding an unexpanded ${{ … }} reference, as
+	// written: an authored or published descriptor before create-phase
+	// expansion. Only a pattern for every host on every port covers it.
+	HostParam
 )
 
 // Host is a parsed network-policy host pattern or inject domain: lower
@@ -36,7 +41,8 @@ type Host struct {
 	Kind HostKind
 	// Name is the exact name for HostExact, the domain after the
 	// wildcard label for HostOneLabel and HostAnyLabels, the whole
-	// pattern for HostGlob, and "" for HostAny.
+	// pattern for HostGlob and HostParam (as written), and "" for
+	// HostAny.
 	Name string
 	// Port is the port the pattern pins, or 0 for any port.
 	Port uint16
@@ -58,6 +64,12 @@ var ErrHost = errors.New("not a host pattern")
 // '-', '_', '.', '*' and one ':', labels over 63 and names over 253
 // characters, and a numeric last label that is not an IPv4 address.
 func ParseHost(s string) (Host, error) {
+	if strings.Contains(s, "${{") {
+		if !paramHostRE.MatchString(s) {
+			return Host{}, fmt.Errorf("%w: %q holds a reference among characters no host name does", ErrHost, s)
+		}
+		return Host{Kind: HostParam, Name: s}, nil
+	}
 	if s == "" {
 		return Host{}, fmt.Errorf("%w: it is empty", ErrHost)
 	}
@@ -106,6 +118,10 @@ func ParseHost(s string) (Host, error) {
 	}
 	return h, nil
 }
+
+// paramHostRE is a host pattern holding references: host characters
+// around ${{ kit.args.NAME }} or ${{ kit.env.NAME }}.
+var paramHostRE = regexp.MustCompile(`^[A-Za-z0-9.*:_-]*(\$\{\{ *kit\.(args|env)\.[A-Za-z_][A-Za-z0-9_]* *\}\}[A-Za-z0-9.*:_-]*)+$`)
 
 // hostRune refuses a character no host pattern holds, naming what it
 // would mean elsewhere.
@@ -209,6 +225,8 @@ func (h Host) Covers(o Host) bool {
 	switch o.Kind {
 	case HostAny:
 		return false
+	case HostParam:
+		return h.Kind == HostParam && h.Name == o.Name && h.Port == o.Port
 	case HostGlob:
 		if h.Kind == HostGlob {
 			return h.Name == o.Name
