@@ -312,4 +312,3 @@ func serviceAtom(c Capability) Atom {
 	a.Config = hex.EncodeToString(sum[:6])
 	return a
 }
-

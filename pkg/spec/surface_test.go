@@ -78,14 +78,14 @@ capabilities:
 		CredentialsInstallRaw: []string{"github", "npm"},
 		CredentialsRuntimeRaw: []string{"github"},
 		SSHAgent:              []string{"install", "runtime authenticate git@github.com", "runtime sign git"},
-		StoragePaths:            []string{"/data"},
-		HostMountPaths:          []string{"/cache"},
-		SkillsPaths:             []string{"/skills"},
-		SkillsWritePaths:        []string{"/skills"},
-		Ports:                   []string{"53/udp", "8080/tcp"},
-		USB:                     []string{"1050:0407", "class:0e"},
-		Privileged:              true,
-		Services:                []string{"com.docker.sandbox/git-identity@1", "com.example/custom@1+015abd7f5cc5"},
+		StoragePaths:          []string{"/data"},
+		HostMountPaths:        []string{"/cache"},
+		SkillsPaths:           []string{"/skills"},
+		SkillsWritePaths:      []string{"/skills"},
+		Ports:                 []string{"53/udp", "8080/tcp"},
+		USB:                   []string{"1050:0407", "class:0e"},
+		Privileged:            true,
+		Services:              []string{"com.docker.sandbox/git-identity@1", "com.example/custom@1+015abd7f5cc5"},
 	}
 	if diff := cmp.Diff(want, SurfaceOf(d)); diff != "" {
 		t.Errorf("SurfaceOf (-want +got):\n%s", diff)
