@@ -104,6 +104,10 @@ func makeCeilingOptions(opts []CeilingOption) (*ceilingOptions, error) {
 // baseline digest needs WithBaselineSurface unless the kit (WithKit) is
 // that digest; without it the error is ErrNoBaseline.
 func CheckCeiling(s *spec.Surface, p *Policy, opts ...CeilingOption) ([]Violation, error) {
+	return checkAtoms(s.Atoms(), p, opts)
+}
+
+func checkAtoms(atoms []spec.Atom, p *Policy, opts []CeilingOption) ([]Violation, error) {
 	o, err := makeCeilingOptions(opts)
 	if err != nil {
 		return nil, err
@@ -129,13 +133,13 @@ func CheckCeiling(s *spec.Surface, p *Policy, opts ...CeilingOption) ([]Violatio
 		v.At = o.kit.pos(origin(origins, category, grant))
 		out = append(out, v)
 	}
-	c.judge(s, add)
+	c.judge(atoms, add)
 	base, err := p.baselineSurface(o)
 	if err != nil {
 		return nil, err
 	}
 	if base != nil {
-		for _, w := range base.Widenings(s) {
+		for _, w := range spec.Widenings(base.Atoms(), atoms) {
 			v := Violation{Category: w.Category, Grant: w.Detail, Rule: "ceiling.baseline",
 				Message: fmt.Sprintf("%s %s widens the pinned baseline", w.Category, w.Detail)}
 			v.At = o.kit.pos(origin(origins, strings.TrimSuffix(w.Category, "-removed"), w.Detail))
@@ -172,10 +176,10 @@ type addFunc func(category, grant, rule, why string)
 // patterns, the switches, and services by their type. A grant that does
 // not parse is always beyond the ceiling. Deny entries narrow and are
 // not judged.
-func (c *Ceiling) judge(s *spec.Surface, add addFunc) {
+func (c *Ceiling) judge(atoms []spec.Atom, add addFunc) {
 	patterns := map[string][]spec.Host{"install": parsePatterns(c.Network.Install), "runtime": parsePatterns(c.Network.Runtime)}
 	reported := map[string]bool{}
-	for _, a := range s.Atoms() {
+	for _, a := range atoms {
 		g := a.Detail()
 		phase, kind := atomPhase(a.Category)
 		rule := "ceiling.network." + phase
@@ -248,7 +252,7 @@ func (c *Ceiling) allows(a spec.Atom) (string, bool) {
 		return "ceiling.usb", c.USB
 	case spec.CatServices:
 		return "ceiling.services", spec.ValidType(a.Value) && slices.Contains(c.Services, a.Value)
-	case "privileged":
+	case spec.CatPrivileged:
 		return "ceiling.privileged", c.Privileged
 	}
 	// invalid, or a category this ceiling does not know: refused.
@@ -291,7 +295,7 @@ func hostAllowed(patterns []spec.Host, h spec.Host) bool {
 // CheckKit judges a kit's surface against the policy's ceiling, with the
 // positions of a kit source's declarations.
 func CheckKit(k *Kit, p *Policy, opts ...CeilingOption) (*CeilingResult, error) {
-	vs, err := CheckCeiling(spec.SurfaceOf(k.Descriptor), p, append([]CeilingOption{WithKit(k)}, opts...)...)
+	vs, err := checkAtoms(spec.AtomsOf(k.Descriptor), p, append([]CeilingOption{WithKit(k)}, opts...))
 	if err != nil {
 		return nil, err
 	}

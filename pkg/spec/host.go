@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // HostKind is what a network-policy host pattern names.
@@ -73,12 +74,22 @@ func ParseHost(s string) (Host, error) {
 	if s == "" {
 		return Host{}, fmt.Errorf("%w: it is empty", ErrHost)
 	}
-	for _, r := range s {
-		if err := hostRune(r); err != nil {
-			return Host{}, fmt.Errorf("%w: %q %v", ErrHost, s, err)
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '*' || c == ':' || c == '_' {
+			continue
 		}
+		if c >= 'A' && c <= 'Z' {
+			upper = true
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return Host{}, fmt.Errorf("%w: %q %v", ErrHost, s, hostRune(r))
 	}
-	s = strings.ToLower(s)
+	if upper {
+		s = strings.ToLower(s)
+	}
 	name, port, hasPort := strings.Cut(s, ":")
 	h := Host{}
 	if hasPort {
@@ -155,13 +166,17 @@ func checkLabels(s, name string) error {
 	if len(name) > 253 {
 		return fmt.Errorf("%w: %q is longer than 253 characters", ErrHost, s)
 	}
-	for _, l := range strings.Split(name, ".") {
+	for name != "" {
+		l, rest, _ := strings.Cut(name, ".")
 		switch {
 		case l == "":
 			return fmt.Errorf("%w: %q has an empty label", ErrHost, s)
 		case len(l) > 63:
 			return fmt.Errorf("%w: %q has a label longer than 63 characters", ErrHost, s)
+		case rest == "" && strings.HasSuffix(name, "."):
+			return fmt.Errorf("%w: %q has an empty label", ErrHost, s)
 		}
+		name = rest
 	}
 	return nil
 }

@@ -150,30 +150,84 @@ func invalidAtom(category, text string) Atom {
 	return Atom{Category: CatInvalid, Value: category + ": " + text}
 }
 
-// surface normalizes the atoms (sorted by category and text,
-// deduplicated) and renders them into a Surface.
-func (b *atomBuilder) surface() *Surface {
-	s := &Surface{Privileged: b.privileged}
-	lists := s.byCategory()
-	type keyed struct {
-		cat, detail string
+// categories are the surface's categories in list order (the order of
+// Surface's fields), privileged last.
+var categories = []string{
+	"network.install.allow", "network.install.deny", "network.runtime.allow", "network.runtime.deny",
+	"network.install.http.allow", "network.install.http.deny", "network.runtime.http.allow", "network.runtime.http.deny",
+	"credentials.install", "credentials.runtime", "credentials.install.inject", "credentials.runtime.inject",
+	"credentials.install.raw", "credentials.runtime.raw",
+	CatSSHAgent, CatStorage, CatHostMount, CatSkills, CatSkillsWrite, CatPorts, CatUSB, CatServices, CatInvalid,
+	CatPrivileged,
+}
+
+// CatPrivileged is the category of privileged@1's one atom.
+const CatPrivileged = "privileged"
+
+func catIndex(cat string) int {
+	for i, c := range categories {
+		if c == cat {
+			return i
+		}
 	}
-	keys := make([]keyed, len(b.atoms))
-	for i, a := range b.atoms {
-		keys[i] = keyed{a.Category, a.Detail()}
+	return len(categories)
+}
+
+// sorted sorts atoms in list order, each category by canonical text,
+// and drops duplicates.
+func sorted(atoms []Atom) []Atom {
+	type keyed struct {
+		cat    int
+		detail string
+		a      Atom
+	}
+	keys := make([]keyed, len(atoms))
+	for i, a := range atoms {
+		keys[i] = keyed{catIndex(a.Category), a.Detail(), a}
 	}
 	slices.SortFunc(keys, func(x, y keyed) int {
-		return cmp.Or(strings.Compare(x.cat, y.cat), strings.Compare(x.detail, y.detail))
+		return cmp.Or(cmp.Compare(x.cat, y.cat), strings.Compare(x.detail, y.detail))
 	})
+	out := atoms[:0]
 	for i, k := range keys {
-		if i > 0 && keys[i-1] == k {
+		if i > 0 && keys[i-1].cat == k.cat && keys[i-1].detail == k.detail {
 			continue
 		}
-		if l := lists[k.cat]; l != nil {
-			*l = append(*l, k.detail)
+		out = append(out, k.a)
+	}
+	return out
+}
+
+// surface normalizes the atoms and renders them into a Surface.
+func (b *atomBuilder) surface() *Surface {
+	s := &Surface{}
+	for _, a := range b.normalized() {
+		if a.Category == CatPrivileged {
+			s.Privileged = true
+		} else if l := s.list(a.Category); l != nil {
+			*l = append(*l, a.Detail())
 		}
 	}
 	return s
+}
+
+func (b *atomBuilder) normalized() []Atom {
+	if b.privileged {
+		b.atoms = append(b.atoms, Atom{Category: CatPrivileged, Value: PrivilegedGrant})
+		b.privileged = false
+	}
+	b.atoms = sorted(b.atoms)
+	return b.atoms
+}
+
+// AtomsOf returns the atoms of SurfaceOf(d), in the order Surface.Atoms
+// returns them, without rendering and reparsing their text.
+func AtomsOf(d *Descriptor) []Atom {
+	var b atomBuilder
+	for _, e := range d.Entries() {
+		b.add(e.Capability)
+	}
+	return b.normalized()
 }
 
 // Atoms returns the surface's grants as typed atoms, in list order (the
@@ -192,7 +246,7 @@ func (s *Surface) Atoms() []Atom {
 		}
 	}
 	if s.Privileged {
-		out = append(out, Atom{Category: "privileged", Value: PrivilegedGrant})
+		out = append(out, Atom{Category: CatPrivileged, Value: PrivilegedGrant})
 	}
 	return out
 }
@@ -219,26 +273,64 @@ type namedList struct {
 }
 
 func (s *Surface) lists() []namedList {
-	return []namedList{
-		{"network.install.allow", &s.NetworkInstallAllow}, {"network.install.deny", &s.NetworkInstallDeny},
-		{"network.runtime.allow", &s.NetworkRuntimeAllow}, {"network.runtime.deny", &s.NetworkRuntimeDeny},
-		{"network.install.http.allow", &s.NetworkInstallHTTPAllow}, {"network.install.http.deny", &s.NetworkInstallHTTPDeny},
-		{"network.runtime.http.allow", &s.NetworkRuntimeHTTPAllow}, {"network.runtime.http.deny", &s.NetworkRuntimeHTTPDeny},
-		{"credentials.install", &s.CredentialsInstall}, {"credentials.runtime", &s.CredentialsRuntime},
-		{"credentials.install.inject", &s.CredentialsInstallInject}, {"credentials.runtime.inject", &s.CredentialsRuntimeInject},
-		{"credentials.install.raw", &s.CredentialsInstallRaw}, {"credentials.runtime.raw", &s.CredentialsRuntimeRaw},
-		{CatSSHAgent, &s.SSHAgent}, {CatStorage, &s.StoragePaths}, {CatHostMount, &s.HostMountPaths},
-		{CatSkills, &s.SkillsPaths}, {CatSkillsWrite, &s.SkillsWritePaths},
-		{CatPorts, &s.Ports}, {CatUSB, &s.USB}, {CatServices, &s.Services}, {CatInvalid, &s.Invalid},
+	out := make([]namedList, 0, len(categories)-1)
+	for _, c := range categories[:len(categories)-1] {
+		out = append(out, namedList{c, s.list(c)})
 	}
+	return out
 }
 
-func (s *Surface) byCategory() map[string]*[]string {
-	m := map[string]*[]string{}
-	for _, l := range s.lists() {
-		m[l.name] = l.list
+// list returns the list of category, or nil.
+func (s *Surface) list(category string) *[]string {
+	switch category {
+	case "network.install.allow":
+		return &s.NetworkInstallAllow
+	case "network.install.deny":
+		return &s.NetworkInstallDeny
+	case "network.runtime.allow":
+		return &s.NetworkRuntimeAllow
+	case "network.runtime.deny":
+		return &s.NetworkRuntimeDeny
+	case "network.install.http.allow":
+		return &s.NetworkInstallHTTPAllow
+	case "network.install.http.deny":
+		return &s.NetworkInstallHTTPDeny
+	case "network.runtime.http.allow":
+		return &s.NetworkRuntimeHTTPAllow
+	case "network.runtime.http.deny":
+		return &s.NetworkRuntimeHTTPDeny
+	case "credentials.install":
+		return &s.CredentialsInstall
+	case "credentials.runtime":
+		return &s.CredentialsRuntime
+	case "credentials.install.inject":
+		return &s.CredentialsInstallInject
+	case "credentials.runtime.inject":
+		return &s.CredentialsRuntimeInject
+	case "credentials.install.raw":
+		return &s.CredentialsInstallRaw
+	case "credentials.runtime.raw":
+		return &s.CredentialsRuntimeRaw
+	case CatSSHAgent:
+		return &s.SSHAgent
+	case CatStorage:
+		return &s.StoragePaths
+	case CatHostMount:
+		return &s.HostMountPaths
+	case CatSkills:
+		return &s.SkillsPaths
+	case CatSkillsWrite:
+		return &s.SkillsWritePaths
+	case CatPorts:
+		return &s.Ports
+	case CatUSB:
+		return &s.USB
+	case CatServices:
+		return &s.Services
+	case CatInvalid:
+		return &s.Invalid
 	}
-	return m
+	return nil
 }
 
 // String renders the surface one grant per line, for reviews.

@@ -14,9 +14,9 @@ func (w Widening) String() string { return w.Category + ": " + w.Detail }
 // atomSet is a surface's atoms by category.
 type atomSet map[string][]Atom
 
-func atomsByCategory(s *Surface) atomSet {
+func atomsByCategory(atoms []Atom) atomSet {
 	m := atomSet{}
-	for _, a := range s.Atoms() {
+	for _, a := range atoms {
 		m[a.Category] = append(m[a.Category], a)
 	}
 	return m
@@ -57,7 +57,13 @@ func missing(a, b atomSet, category string) []Atom {
 // expanded, so a host newly written under an already granted pattern is
 // reported. Narrowings are not reported.
 func (s *Surface) Widenings(candidate *Surface) []Widening {
-	g, c := atomsByCategory(s), atomsByCategory(candidate)
+	return Widenings(s.Atoms(), candidate.Atoms())
+}
+
+// Widenings is Surface.Widenings on atoms (AtomsOf, Surface.Atoms): what
+// the candidate atoms grant beyond the granted ones.
+func Widenings(granted, candidate []Atom) []Widening {
+	g, c := atomsByCategory(granted), atomsByCategory(candidate)
 	var out []Widening
 	add := func(category string, atoms []Atom) {
 		for _, a := range atoms {
@@ -89,9 +95,7 @@ func (s *Surface) Widenings(candidate *Surface) []Widening {
 	for _, cat := range []string{CatStorage, CatHostMount, CatSkills, CatSkillsWrite, CatPorts, CatUSB} {
 		add(cat, missing(c, g, cat))
 	}
-	if candidate.Privileged && !s.Privileged {
-		out = append(out, Widening{Category: "privileged", Detail: PrivilegedGrant})
-	}
+	add(CatPrivileged, missing(c, g, CatPrivileged))
 	add(CatServices, missing(c, g, CatServices))
 	add(CatInvalid, missing(c, g, CatInvalid))
 	return out
