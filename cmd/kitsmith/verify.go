@@ -37,7 +37,8 @@ type verifyOptions struct {
 	registryFlags
 	formatFlag
 	verifierFlags
-	kitArgs []string
+	kitArgs  []string
+	platform string
 }
 
 func newVerifyCmd(ro *rootOptions) *cobra.Command {
@@ -66,12 +67,16 @@ signed timestamp), and matches the policy:
                   {identity | identityRegexp, issuer | issuerRegexp}
 
 With a policy that states a ceiling, the kit must also stay within it once
-a signature is accepted: the published descriptor of the verified digest
-(read from its manifest annotation, no other network), in its effective form
-with --kit-arg values and the defaults, may grant no network destination,
+a signature is accepted: every descriptor the verified digest serves (the
+index's and each platform manifest's, or the one platform --platform names;
+no other network), each validated in published and effective mode and judged
+in its effective form with the defaults and then --kit-arg values, may grant
+no network destination, host a credential's secret goes to, raw credential,
 credential, path, device, port, SSH agent or privilege the ceiling does not
 allow, and no widening of a pinned baseline. Each violation names the
-surface entry and the policy rule it breaks.
+surface entry, the policy rule it breaks and the platforms it is on. A
+descriptor that does not validate, or a platform manifest that disagrees
+with the index, is refused with its reasons: never within the ceiling.
 
 The trusted root is public-good Sigstore's (through TUF, cached in
 --tuf-cache) unless --trusted-root names one, which also verifies offline.
@@ -130,6 +135,7 @@ func (o *verifyOptions) AddFlags(cmd *cobra.Command) {
 	o.formatFlag.AddFlags(cmd)
 	o.verifierFlags.AddFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value the ceiling judges the effective form with (repeatable; needs a --policy with a ceiling)")
+	cmd.Flags().StringVar(&o.platform, "platform", "", "judge only this platform's descriptor against the ceiling, e.g. linux/arm64 (default: every platform, and the index)")
 }
 
 // AddFlags registers the trust, policy and bypass flags on cmd.
@@ -213,6 +219,12 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	if len(kitArgs) > 0 && (admission == nil || admission.Ceiling == nil) {
 		return usageErrorf("--kit-arg only applies to a --policy that states a ceiling")
 	}
+	if o.platform != "" && (admission == nil || admission.Ceiling == nil) {
+		return usageErrorf("--platform only applies to a --policy that states a ceiling")
+	}
+	if err := checkPlatform(o.platform); err != nil {
+		return err
+	}
 	v, err := o.verifier(ctx, e)
 	if err != nil {
 		return err
@@ -230,7 +242,7 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	}
 	var ceiling *review.CeilingResult
 	if verr == nil && admission != nil && admission.Ceiling != nil {
-		if ceiling, err = verifiedCeiling(ctx, ref, res.Subject, admission, kitArgs, o.artifactOptions()); err != nil {
+		if ceiling, err = verifiedCeiling(ctx, ref, res.Subject, admission, kitArgs, o.platform, o.artifactOptions()); err != nil {
 			return err
 		}
 	}
@@ -245,7 +257,7 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 
 // verifiedCeiling judges the kit at the verified digest, not whatever the
 // reference names by now, against the admission policy's ceiling.
-func verifiedCeiling(ctx context.Context, ref string, subject v1.Descriptor, p *review.Policy, kitArgs map[string]string, aopts []artifact.Option) (*review.CeilingResult, error) {
+func verifiedCeiling(ctx context.Context, ref string, subject v1.Descriptor, p *review.Policy, kitArgs map[string]string, platform string, aopts []artifact.Option) (*review.CeilingResult, error) {
 	pinned, err := pinnedRef(ref, subject.Digest.String())
 	if err != nil {
 		return nil, asUsage(err, "")
@@ -254,7 +266,7 @@ func verifiedCeiling(ctx context.Context, ref string, subject v1.Descriptor, p *
 	if err != nil {
 		return nil, asUsage(err, openHint(err))
 	}
-	r, err := checkCeiling(ctx, a, p, review.WithKitArgs(kitArgs), review.WithArtifactOptions(aopts...))
+	r, err := checkCeiling(ctx, a, p, review.WithKitArgs(kitArgs), review.WithPlatform(platform), review.WithArtifactOptions(aopts...))
 	if err != nil {
 		return nil, err
 	}
