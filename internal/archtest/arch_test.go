@@ -48,6 +48,8 @@ var allow = map[string][]string{
 	"internal/textsafe":         {},
 	"internal/version":          {},
 	"internal/gitdate":          {},
+	// The golden-file helper of the tests (KITSMITH_UPDATE_GOLDEN).
+	"internal/golden": {},
 	// The local services the integration tests and the main job use: an
 	// OIDC issuer, the trusted-root builder and the harness that reads
 	// their environment. They never link into kitsmith itself.
@@ -60,12 +62,13 @@ var allow = map[string][]string{
 }
 
 // process are the packages that are programs or test harnesses rather than
-// libraries: the two service programs, and the harness that reads the
-// services' environment for tests.
+// libraries: the two service programs, the harness that reads the
+// services' environment for tests, and the golden-file helper of the tests.
 var process = map[string]bool{
 	"internal/cmd/kitsmith-oidc":      true,
 	"internal/cmd/kitsmith-trustroot": true,
 	"internal/testsvc/stack":          true,
+	"internal/golden":                 true,
 }
 
 // mayExec are the library packages allowed to import os/exec (none).
