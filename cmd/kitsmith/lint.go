@@ -188,19 +188,14 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 		}
 		kits = append(kits, k)
 	}
-	groups, err := o.configGroups(kits)
+	cfg, err := o.configOption()
 	if err != nil {
 		return asUsage(err, "")
 	}
-	results := make([]*lint.Result, 0, len(groups))
-	for _, g := range groups {
-		r, err := lint.Run(ctx, g.kits, lint.WithConfig(g.config), lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
-		if err != nil {
-			return asUsage(err, "")
-		}
-		results = append(results, r)
+	res, err := lint.Run(ctx, kits, cfg, lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
+	if err != nil {
+		return asUsage(err, "")
 	}
-	res := lint.Merge(results...)
 	src := diag.Sources{}
 	for _, k := range kits {
 		for p, b := range k.SourceFiles() {
@@ -220,49 +215,20 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 	return nil
 }
 
-type kitGroup struct {
-	config *lint.Config
-	kits   []*spec.Kit
-}
-
-// configGroups groups kits by the configuration that applies to them:
-// --config, or the .kitsmith.yaml found upward from each kit.
-func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
-	byPath := map[string]*kitGroup{}
-	var order []string
-	for _, k := range kits {
-		cfgPath := o.config
-		if cfgPath == "" {
-			p, err := lint.FindConfig(k.Dir)
-			if err != nil {
-				return nil, fmt.Errorf("looking for %s: %w", lint.ConfigFile, err)
-			}
-			cfgPath = p
-		}
-		g, ok := byPath[cfgPath]
-		if !ok {
-			var cfg *lint.Config
-			if cfgPath != "" {
-				if err := checkRegularFile(cfgPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("--config: %w", err)
-				}
-				c, err := lint.LoadConfig(cfgPath)
-				if err != nil {
-					return nil, err
-				}
-				cfg = c
-			}
-			g = &kitGroup{config: cfg}
-			byPath[cfgPath] = g
-			order = append(order, cfgPath)
-		}
-		g.kits = append(g.kits, k)
+// configOption is the configuration lint applies: --config for every kit,
+// else each kit's .kitsmith.yaml found upward from it.
+func (o *lintOptions) configOption() (lint.Option, error) {
+	if o.config == "" {
+		return lint.WithKitConfig(), nil
 	}
-	out := make([]kitGroup, 0, len(order))
-	for _, p := range order {
-		out = append(out, *byPath[p])
+	if err := checkRegularFile(o.config); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("--config: %w", err)
 	}
-	return out, nil
+	c, err := lint.LoadConfig(o.config)
+	if err != nil {
+		return nil, err
+	}
+	return lint.WithConfig(c), nil
 }
 
 // kitPaths turns the PATH arguments into kit paths (directories or

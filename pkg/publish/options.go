@@ -98,7 +98,8 @@ type Options struct {
 	// lint.SeverityError.
 	FailLevel lint.Severity
 	// Lint are extra lint options for every kit; the kit's .kitsmith.yaml
-	// (found from its directory upwards) always applies.
+	// (found from its directory upwards, lint.WithKitConfig) always
+	// applies, so lint.WithConfig is refused (lint.ErrConfigConflict).
 	Lint []lint.Option
 	// Build configures the build; Outputs must be empty (Run pushes). A
 	// nil SourceDateEpoch means, per kit, what build.SourceDateEpoch

@@ -204,19 +204,7 @@ func (r *kitRun) validate(ctx context.Context) error {
 }
 
 func (r *kitRun) lint(ctx context.Context) error {
-	lo := []lint.Option{}
-	cfgPath, err := lint.FindConfig(r.k.Dir)
-	if err != nil {
-		return fmt.Errorf("finding the lint configuration: %w", err)
-	}
-	if cfgPath != "" {
-		c, err := lint.LoadConfig(cfgPath)
-		if err != nil {
-			return err
-		}
-		lo = append(lo, lint.WithConfig(c))
-	}
-	res, err := lint.Run(ctx, []*spec.Kit{r.k}, append(lo, r.opts.Lint...)...)
+	res, err := lint.Run(ctx, []*spec.Kit{r.k}, append([]lint.Option{lint.WithKitConfig()}, r.opts.Lint...)...)
 	if err != nil {
 		return err
 	}
