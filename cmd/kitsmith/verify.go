@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/textsafe"
-	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/admission"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
@@ -64,7 +64,9 @@ signed timestamp), and matches the policy:
   --policy FILE   an admission policy (docs/policy.md): trusted signers,
                   GitHub workflow claims and a permission ceiling; or sign's
                   plain JSON or YAML list of trusted signers
-                  {identity | identityRegexp, issuer | issuerRegexp}
+                  {identity | identityRegexp, issuer | issuerRegexp}; in
+                  both, a regular expression is anchored as a whole
+                  (^…$, no top-level alternative) and matches whole values
 
 With a policy that states a ceiling, the kit must also stay within it once
 a signature is accepted: every descriptor the verified digest serves (the
@@ -193,7 +195,7 @@ func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	if o.policyFile == "" {
 		return p, nil, nil
 	}
-	admission, err := applyPolicyFile(o.policyFile, &p)
+	policy, err := applyPolicyFile(o.policyFile, &p)
 	if err != nil {
 		return sign.Policy{}, nil, err
 	}
@@ -204,11 +206,11 @@ func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	case o.key == "" && !hasID && len(p.TrustedSigners) == 0:
 		return sign.Policy{}, nil, usageErrorf("no signer to accept: %s lists no signers; add signers, --certificate-identity and --certificate-oidc-issuer, or --key", o.policyFile)
 	}
-	return p, admission, nil
+	return p, policy, nil
 }
 
 func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref string) error {
-	p, admission, err := o.policyOf()
+	p, policy, err := o.policyOf()
 	if err != nil {
 		return err
 	}
@@ -216,10 +218,11 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	if err != nil {
 		return err
 	}
-	if len(kitArgs) > 0 && (admission == nil || admission.Ceiling == nil) {
+	ceiling := policy != nil && policy.Ceiling != nil
+	if len(kitArgs) > 0 && !ceiling {
 		return usageErrorf("--kit-arg only applies to a --policy that states a ceiling")
 	}
-	if o.platform != "" && (admission == nil || admission.Ceiling == nil) {
+	if o.platform != "" && !ceiling {
 		return usageErrorf("--platform only applies to a --policy that states a ceiling")
 	}
 	if err := checkPlatform(o.platform); err != nil {
@@ -233,62 +236,21 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	if err != nil {
 		return err
 	}
-	res, verr := v.Verify(ctx, st, kit, p)
-	var ve *sign.VerificationError
-	switch {
-	case verr == nil, errors.Is(verr, sign.ErrNoSignature), errors.As(verr, &ve):
-	default:
-		return asUsage(verr, openHint(verr))
+	ao := admission.Options{Policy: p, KitArgs: kitArgs, Platform: o.platform, Artifact: o.artifactOptions()}
+	if ceiling {
+		ao.Ceiling = policy
 	}
-	var ceiling *review.CeilingResult
-	if verr == nil && admission != nil && admission.Ceiling != nil {
-		if ceiling, err = verifiedCeiling(ctx, ref, res.Subject, admission, kitArgs, o.platform, o.artifactOptions()); err != nil {
-			return err
-		}
+	res, err := admission.Verify(ctx, v, st, kit, ref, ao)
+	if err != nil {
+		return asUsage(err, openHint(err))
 	}
-	if werr := o.write(out, ref, res, ceiling); werr != nil {
+	if werr := o.write(out, ref, res.Signatures, res.Ceiling); werr != nil {
 		return &exitError{code: exitUsage, err: werr}
 	}
-	if verr != nil || ceiling != nil && !ceiling.OK() {
+	if !res.OK() {
 		return errFindings
 	}
 	return nil
-}
-
-// verifiedCeiling judges the kit at the verified digest, not whatever the
-// reference names by now, against the admission policy's ceiling.
-func verifiedCeiling(ctx context.Context, ref string, subject v1.Descriptor, p *review.Policy, kitArgs map[string]string, platform string, aopts []artifact.Option) (*review.CeilingResult, error) {
-	pinned, err := pinnedRef(ref, subject.Digest.String())
-	if err != nil {
-		return nil, asUsage(err, "")
-	}
-	a, err := artifact.Open(ctx, pinned, aopts...)
-	if err != nil {
-		return nil, asUsage(err, openHint(err))
-	}
-	r, err := checkCeiling(ctx, a, p, review.WithKitArgs(kitArgs), review.WithPlatform(platform), review.WithArtifactOptions(aopts...))
-	if err != nil {
-		return nil, err
-	}
-	if r.Digest != subject.Digest.String() {
-		return nil, usageErrorf("%s changed while it was verified: the signature is on %s, the kit read is %s", ref, subject.Digest, r.Digest)
-	}
-	return r, nil
-}
-
-// pinnedRef names the kit at digest: repo@digest for a registry
-// reference; a layout or archive reference stays (its digest is compared
-// once read).
-func pinnedRef(ref, digest string) (string, error) {
-	r, err := artifact.ParseReference(ref)
-	if err != nil {
-		return "", err
-	}
-	pinned, err := r.Pinned(digest)
-	if errors.Is(err, artifact.ErrNotRegistry) {
-		return ref, nil
-	}
-	return pinned, err
 }
 
 // verificationRoot is the trusted root the instance flags select.
