@@ -367,9 +367,9 @@ func (b *countingBuilder) Build(ctx context.Context, k *spec.Kit, o build.Option
 	}()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		b.mu.Lock()
-		n := b.now
+		seen := b.peak
 		b.mu.Unlock()
-		if n >= b.overlap {
+		if seen >= b.overlap {
 			break
 		}
 	}
