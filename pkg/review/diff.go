@@ -183,6 +183,9 @@ func DiffAll(old, new []*Kit) *DiffResult {
 	if len(old) == 1 && len(new) == 1 {
 		r := Diff(old[0], new[0])
 		r.Platforms = new[0].Platforms
+		if r.Platforms == nil {
+			r.Platforms = old[0].Platforms
+		}
 		return r
 	}
 	type pair struct{ o, n *Kit }

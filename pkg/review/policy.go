@@ -284,8 +284,12 @@ var pathPatternRE = regexp.MustCompile(`^/[^*]*(/\*\*)?$`)
 // whose meaning is the runtime's matcher's, and a reference.
 func checkHostPattern(s string) error {
 	h, err := spec.ParseHost(s)
-	if err == nil && (h.Kind == spec.HostGlob || h.Kind == spec.HostParam) {
+	switch {
+	case err != nil:
+	case h.Kind == spec.HostGlob || h.Kind == spec.HostParam:
 		err = errors.New("a wildcard stands only first")
+	case h.Kind == spec.HostAny && h.Port != 0:
+		err = errors.New("* and ** take no port")
 	}
 	if err != nil {
 		return fmt.Errorf("%q is not a host pattern (%w): write host, host:port, *.domain or **.domain (a wildcard stands only first), * or **", s, err)
