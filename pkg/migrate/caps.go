@@ -100,9 +100,11 @@ func (m *migrator) security(p pair, order int) {
 	}
 }
 
-// permissions maps permissions.network to network-policy@1: every entry
-// verbatim into runtime, and into install too when the kit has install
-// hooks (a tool cannot tell which hook reaches which host).
+// permissions maps permissions.network to network-policy@1: allow
+// entries verbatim into runtime, and into install too when the kit has
+// install hooks (a tool cannot tell which hook reaches which host); deny
+// entries into both phases always, since v2 had one list for everything
+// and a deny only narrows.
 func (m *migrator) permissions(p pair, order int) {
 	b := m.mapping(p.val, "permissions", "network")
 	if b == nil {
@@ -116,25 +118,35 @@ func (m *migrator) permissions(p pair, order int) {
 	if nb == nil {
 		return
 	}
-	rules := mapNode()
+	install, runtime := mapNode(), mapNode()
 	for _, r := range nb.order {
 		f := join("permissions.network", r.key.Value)
-		if _, ok := m.strs(r.val, f); ok && len(r.val.Content) > 0 {
-			rules.Content = append(rules.Content, r.key, r.val)
+		if _, ok := m.strs(r.val, f); !ok || len(r.val.Content) == 0 {
+			continue
+		}
+		runtime.Content = append(runtime.Content, r.key, r.val)
+		if r.key.Value == "deny" || m.hasInstall {
+			install.Content = append(install.Content, scalar(r.key.Value), clone(r.val))
 		}
 	}
-	if len(rules.Content) == 0 {
+	if len(runtime.Content) == 0 {
 		return
 	}
 	item := m.entry(order, spec.TypeNetworkPolicy, p.key)
 	takeComments(item, np.key)
 	cfg := mapNode()
-	if m.hasInstall {
-		add(cfg, "install", clone(rules))
+	switch {
+	case m.hasInstall:
 		m.note(np.key, "permissions.network", "network-phases",
 			"every entry went into both install and runtime, as v2 allowed it in both; narrowing a phase to the hosts its hooks reach is a human's call")
+	case lookup(install, "deny") != nil:
+		m.note(np.key, "permissions.network", "network-deny-phases",
+			"the deny entries went into install and runtime: v2 denied them everywhere, install hooks of the kits composed with this one included")
 	}
-	add(cfg, "runtime", rules)
+	if len(install.Content) > 0 {
+		add(cfg, "install", install)
+	}
+	add(cfg, "runtime", runtime)
 	add(item, "config", cfg)
 }
 
