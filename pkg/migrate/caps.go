@@ -119,20 +119,36 @@ func (m *migrator) permissions(p pair, order int) {
 		return
 	}
 	install, runtime := mapNode(), mapNode()
+	var dropped []unenforced
 	for _, r := range nb.order {
 		f := join("permissions.network", r.key.Value)
 		if _, ok := m.strs(r.val, f); !ok || len(r.val.Content) == 0 {
 			continue
 		}
-		runtime.Content = append(runtime.Content, r.key, r.val)
+		list := *r.val
+		list.Content = nil
+		for i, e := range r.val.Content {
+			if why := v2Unenforced(deref(e).Value); why != "" {
+				dropped = append(dropped, unenforced{node: e, field: index(f, i), list: r.key.Value, why: why})
+				continue
+			}
+			list.Content = append(list.Content, e)
+		}
+		if len(list.Content) == 0 {
+			continue
+		}
+		runtime.Content = append(runtime.Content, r.key, &list)
 		if r.key.Value == "deny" || m.hasInstall {
-			install.Content = append(install.Content, scalar(r.key.Value), clone(r.val))
+			install.Content = append(install.Content, scalar(r.key.Value), clone(&list))
 		}
 	}
 	if len(runtime.Content) == 0 {
+		m.cur = nil
+		m.reportUnenforced(dropped)
 		return
 	}
 	item := m.entry(order, spec.TypeNetworkPolicy, p.key)
+	m.reportUnenforced(dropped)
 	takeComments(item, np.key)
 	cfg := mapNode()
 	switch {
