@@ -117,9 +117,9 @@ func (o *migrateOptions) run(ctx context.Context, out io.Writer, dir string) err
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return notV2Kit(dir)
 	}
-	res, err := migrate.Migrate(ctx, os.DirFS(dir), ".", migrate.WithDisplayDir(dir), migrate.WithOutputDir(outDir))
+	res, err := migrateKit(ctx, dir, outDir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) && ctx.Err() == nil {
 			return notV2Kit(dir)
 		}
 		return usageErrorf("%v", err)
@@ -132,7 +132,7 @@ func (o *migrateOptions) run(ctx context.Context, out io.Writer, dir string) err
 		if err := printDiff(out, writes); err != nil {
 			return err
 		}
-	} else if err := apply(writes); err != nil {
+	} else if err := apply(ctx, writes); err != nil {
 		return err
 	}
 	write := res.WriteReport
@@ -148,11 +148,40 @@ func (o *migrateOptions) run(ctx context.Context, out io.Writer, dir string) err
 	return nil
 }
 
+// migrateKit migrates the v2 kit in dir, read through an os.Root opened at
+// it (as spec.LoadPath reads a kit), so no path or symbolic link reaches
+// outside it. It returns as soon as ctx is done, even if a read is stuck,
+// so the first signal stops migrate before anything is written.
+func migrateKit(ctx context.Context, dir, outDir string) (*migrate.Result, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	type outcome struct {
+		res *migrate.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer root.Close()
+		res, err := migrate.Migrate(ctx, root.FS(), ".", migrate.WithDisplayDir(dir), migrate.WithOutputDir(outDir))
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // write is one file migrate puts in the output directory.
 type write struct {
 	path string
 	data []byte
-	old  []byte // the file's current content; nil when it does not exist
+	mode fs.FileMode // permission bits; 0 means 0644
+	link string      // a symbolic link's target; "" for a file
+	old  []byte      // the file's current content; nil when it does not exist
 }
 
 // plan lists the files to write (generated ones, and the carried v2 files
@@ -163,34 +192,30 @@ func (o *migrateOptions) plan(res *migrate.Result, in, out string) ([]write, err
 		ws = append(ws, write{path: filepath.Join(out, f.Name), data: f.Data})
 	}
 	if !samePath(in, out) {
-		for _, c := range res.Carried {
-			err := filepath.WalkDir(filepath.Join(in, c), func(p string, d fs.DirEntry, err error) error {
-				if err != nil || d.IsDir() {
-					return err
-				}
-				b, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				rel, _ := filepath.Rel(in, p)
-				ws = append(ws, write{path: filepath.Join(out, rel), data: b})
-				return nil
-			})
-			if err != nil {
-				return nil, usageErrorf("reading %s: %v", c, err)
-			}
+		// what the library read of the kit, links kept as links
+		for _, f := range res.CarriedFiles {
+			ws = append(ws, write{path: filepath.Join(out, filepath.FromSlash(f.Name)), data: f.Data, mode: f.Mode, link: f.Link})
 		}
 	}
 	var taken []string
 	for i := range ws {
-		b, err := os.ReadFile(ws[i].path)
+		fi, err := os.Lstat(ws[i].path)
 		switch {
-		case err == nil:
-			ws[i].old = b
-			taken = append(taken, ws[i].path)
-		case !errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
 			return nil, usageErrorf("reading %s: %v", ws[i].path, err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(ws[i].path)
+			ws[i].old = []byte(target)
+		case !fi.Mode().IsRegular():
+			return nil, usageErrorf("%s is in the way: it is not a regular file", ws[i].path)
+		default:
+			if ws[i].old, err = os.ReadFile(ws[i].path); err != nil {
+				return nil, usageErrorf("reading %s: %v", ws[i].path, err)
+			}
 		}
+		taken = append(taken, ws[i].path)
 	}
 	if len(taken) > 0 && !o.force && !o.dryRun {
 		return nil, &usageError{err: fmt.Errorf("refusing to overwrite %s", taken[0]),
@@ -205,12 +230,52 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && aa == bb
 }
 
-func apply(ws []write) error {
+// apply writes every planned file: each to a temporary file beside it
+// first, so an interruption (ctx done) before the last one leaves nothing
+// written, then renames them all into place.
+func apply(ctx context.Context, ws []write) error {
+	var temps []string
+	cleanup := func() {
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}
 	for _, w := range ws {
+		if err := ctx.Err(); err != nil {
+			cleanup()
+			return err
+		}
 		if err := os.MkdirAll(filepath.Dir(w.path), 0o755); err != nil {
+			cleanup()
 			return usageErrorf("writing %s: %v", w.path, err)
 		}
-		if err := os.WriteFile(w.path, w.data, 0o644); err != nil {
+		tmp := filepath.Join(filepath.Dir(w.path), ".kitsmith-migrate-"+filepath.Base(w.path))
+		os.Remove(tmp)
+		temps = append(temps, tmp)
+		var err error
+		if w.link != "" {
+			err = os.Symlink(w.link, tmp)
+		} else {
+			mode := w.mode
+			if mode == 0 {
+				mode = 0o644
+			}
+			if err = os.WriteFile(tmp, w.data, mode); err == nil {
+				err = os.Chmod(tmp, mode) // WriteFile's mode is filtered by the umask
+			}
+		}
+		if err != nil {
+			cleanup()
+			return usageErrorf("writing %s: %v", w.path, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		cleanup()
+		return err
+	}
+	for i, w := range ws {
+		if err := os.Rename(temps[i], w.path); err != nil {
+			cleanup()
 			return usageErrorf("writing %s: %v", w.path, err)
 		}
 	}
@@ -225,8 +290,12 @@ func printDiff(out io.Writer, ws []write) error {
 		if w.old != nil {
 			from, old = w.path, difflib.SplitLines(string(w.old))
 		}
+		data := w.data
+		if w.link != "" {
+			data = []byte(w.link) // a link diffs as its target
+		}
 		text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-			A: old, B: difflib.SplitLines(string(w.data)),
+			A: old, B: difflib.SplitLines(string(data)),
 			FromFile: from, ToFile: w.path, Context: 3,
 		})
 		if err != nil {

@@ -3,7 +3,6 @@ package migrate
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"path"
 
 	"gopkg.in/yaml.v3"
@@ -13,10 +12,11 @@ import (
 
 // migrator holds the state of one migration.
 type migrator struct {
-	fsys    fs.FS
-	dir     string // the kit directory in fsys
+	kfs     *kitFS // reads the v2 kit
 	display string // the kit directory as reported
 	srcName string // display path of spec.yaml
+	// err is the first failure to read the kit; the migration then fails.
+	err error
 
 	stem     string
 	workload bool
@@ -35,6 +35,8 @@ type migrator struct {
 	recipe  recipe
 	context []byte // the agent-context body, or nil
 	carried []string
+	// carriedFiles are the files under carried, read after the mapping.
+	carriedFiles []File
 	// hookRefs are the generated install and startup hooks, by phase.
 	hookRefs map[string][]hookRef
 	// workspaceFiles are lifecycle files made from files/workspace.
@@ -49,8 +51,15 @@ type capItem struct {
 	node  *yaml.Node
 }
 
-func newMigrator(fsys fs.FS, dir, display string) *migrator {
-	return &migrator{fsys: fsys, dir: dir, display: display, srcName: path.Join(display, SpecFile), hookRefs: map[string][]hookRef{}}
+func newMigrator(kfs *kitFS) *migrator {
+	return &migrator{kfs: kfs, display: kfs.display, srcName: path.Join(kfs.display, SpecFile), hookRefs: map[string][]hookRef{}}
+}
+
+// fail records the first failure to read the kit.
+func (m *migrator) fail(err error) {
+	if m.err == nil {
+		m.err = err
+	}
 }
 
 // action records a note a person must act on, and marks the output.
@@ -91,6 +100,9 @@ func (m *migrator) run(src []byte) error {
 		return fmt.Errorf("%w: schemaVersion must be \"2\"", ErrNotV2)
 	}
 	out := m.descriptor(root)
+	if m.carry(); m.err != nil {
+		return m.err
+	}
 	head := doc.HeadComment
 	if root.HeadComment != "" {
 		head = joinComments(head, root.HeadComment)
@@ -138,7 +150,7 @@ func (m *migrator) contextName() string { return m.stem + "-context.md" }
 
 func (m *migrator) result() *Result {
 	sortNotes(m.notes)
-	return &Result{Stem: m.stem, Files: m.out, Carried: m.carried, Notes: m.notes}
+	return &Result{Stem: m.stem, Files: m.out, Carried: m.carried, CarriedFiles: m.carriedFiles, Notes: m.notes}
 }
 
 // lookup returns the value of key in the mapping n, or nil.

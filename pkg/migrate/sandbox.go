@@ -3,12 +3,14 @@ package migrate
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -117,10 +119,14 @@ func (m *migrator) loadDockerfile(name string, key *yaml.Node) {
 		m.action(key, "sandbox.build.dockerfile", "build-dockerfile", "names a file outside the kit; the v3 recipe must be inside it")
 		return
 	}
-	text, err := fs.ReadFile(m.fsys, path.Join(m.dir, clean))
-	if err != nil {
+	text, err := m.kfs.readOptional(clean)
+	switch {
+	case err != nil:
+		m.fail(err)
+		return
+	case text == nil:
 		if key != nil {
-			m.action(key, "sandbox.build.dockerfile", "build-dockerfile", "names a file that cannot be read: "+err.Error())
+			m.action(key, "sandbox.build.dockerfile", "build-dockerfile", "names a file the kit does not have")
 		}
 		return
 	}
@@ -282,74 +288,74 @@ func (m *migrator) exportArg(name, variable string) bool {
 }
 
 // filesTree maps the v2 files/ tree: files/home to a COPY into
-// /home/agent, files/workspace to lifecycle files in the workspace.
+// /home/agent (the files are carried along, see carry), files/workspace
+// to lifecycle files in the workspace.
 func (m *migrator) filesTree() {
-	root := path.Join(m.dir, "files")
-	if _, err := fs.Stat(m.fsys, root); err != nil {
+	real, _, err := m.kfs.resolve("files")
+	if err != nil {
+		m.fail(err)
+		return
+	}
+	entries, err := fs.ReadDir(m.kfs.fsys, path.Join(m.kfs.dir, real))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			m.fail(fmt.Errorf("reading %s: %w", m.kfs.displayPath("files"), err))
+		}
 		return
 	}
 	m.cur = nil
-	_ = fs.WalkDir(m.fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == root {
-			return nil
-		}
-		rel := strings.TrimPrefix(p, root+"/")
-		top, rest, _ := strings.Cut(rel, "/")
-		display := path.Join(m.display, "files", rel)
-		switch {
-		case top == "home":
-			m.homeFile(p, rel, d)
-		case top == "workspace" && !d.IsDir():
-			m.workspaceFile(p, rest, display, d)
-		case top != "home" && top != "workspace":
-			m.notes = append(m.notes, Note{Pos: spec.Pos{File: display}, Code: "files-ignored",
-				Message: "v2 ignored files outside files/home and files/workspace; not carried over"})
-			if d.IsDir() {
-				return fs.SkipDir
+	for _, e := range entries {
+		rel := path.Join("files", e.Name())
+		switch e.Name() {
+		case "home":
+			m.homeTree()
+		case "workspace":
+			if err := m.kfs.walk(rel, m.workspaceFile); err != nil {
+				m.fail(err)
 			}
+		default:
+			m.notes = append(m.notes, Note{Pos: spec.Pos{File: m.kfs.displayPath(rel)}, Code: "files-ignored",
+				Message: "v2 ignored files outside files/home and files/workspace; not carried over"})
 		}
+	}
+}
+
+func (m *migrator) homeTree() {
+	m.recipe.copyHome = true
+	m.carried = append(m.carried, "files/home")
+	if !m.workload {
+		m.recipe.mixin = true
+		m.notes = append(m.notes, Note{Pos: spec.Pos{File: m.kfs.displayPath("files/home")}, Code: "files-home-overlay",
+			Message: "files/home became part of the mixin's overlay, under a root-owned /home and a /home/agent owned by uid 1000"})
+	}
+}
+
+func (m *migrator) workspaceFile(e kitEntry) error {
+	rel := strings.TrimPrefix(e.name, "files/workspace/")
+	display := m.kfs.displayPath(e.name)
+	switch {
+	case e.link != "":
+		m.notes = append(m.notes, Note{Pos: spec.Pos{File: display}, Code: "files-workspace-link", Action: true,
+			Message: "a symbolic link (to " + e.link + ") cannot be a lifecycle file: create it from a startup hook (ln -s)"})
 		return nil
-	})
-}
-
-func (m *migrator) homeFile(p, rel string, d fs.DirEntry) {
-	if !m.recipe.copyHome {
-		m.recipe.copyHome = true
-		m.carried = append(m.carried, "files/home")
-		if !m.workload {
-			m.recipe.mixin = true
-			m.notes = append(m.notes, Note{Pos: spec.Pos{File: path.Join(m.display, "files", "home")}, Code: "files-home-overlay",
-				Message: "files/home became part of the mixin's overlay, under a root-owned /home and a /home/agent owned by uid 1000"})
-		}
-	}
-	if d.IsDir() {
-		return
-	}
-	if b, err := fs.ReadFile(m.fsys, p); err == nil && bytes.Contains(b, []byte("${{")) {
-		m.notes = append(m.notes, Note{Pos: spec.Pos{File: path.Join(m.display, "files", rel)}, Code: "files-arg-ref", Action: true,
-			Message: "v2 expanded kit arg references in files/, a recipe COPY does not: make it a lifecycle file (whose content is expanded) or a build arg"})
-	}
-}
-
-func (m *migrator) workspaceFile(p, rel, display string, d fs.DirEntry) {
-	b, err := fs.ReadFile(m.fsys, p)
-	if err != nil || !utf8.Valid(b) || len(b) > maxInlineFile {
+	case !utf8.Valid(e.data) || len(e.data) > maxInlineFile:
 		m.notes = append(m.notes, Note{Pos: spec.Pos{File: display}, Code: "files-workspace", Action: true,
 			Message: "a workspace file that is not small UTF-8 text cannot be a lifecycle file: write it from a startup hook"})
-		return
+		return nil
 	}
 	item := mapNode()
 	add(item, "path", scalar(workspaceRef+"/"+rel))
-	content := scalar(string(b))
-	if strings.Contains(string(b), "\n") {
+	content := scalar(string(e.data))
+	if strings.Contains(string(e.data), "\n") {
 		content.Style = yaml.LiteralStyle
 	}
 	add(item, "content", content)
-	if info, err := d.Info(); err == nil && info.Mode().Perm()&0o111 != 0 {
+	if e.mode&0o111 != 0 {
 		add(item, "mode", quoted("0755"))
 	}
-	comment(item, "from "+path.Join("files", "workspace", rel))
+	comment(item, "from "+e.name)
 	m.workspaceFiles = append(m.workspaceFiles, item)
+	return nil
 }
 
 var copyLine = regexp.MustCompile(`(?i)^\s*(COPY|ADD)\s+(.*)$`)
@@ -384,7 +390,7 @@ func (m *migrator) carryContext() {
 			if strings.Contains(src, "://") || path.IsAbs(clean) || strings.HasPrefix(clean, "..") || clean == "." {
 				continue
 			}
-			if _, err := fs.Stat(m.fsys, path.Join(m.dir, clean)); err == nil && !slices.Contains(m.carried, clean) {
+			if _, err := m.kfs.lstat(clean); err == nil && !slices.Contains(m.carried, clean) {
 				m.carried = append(m.carried, clean)
 			}
 		}

@@ -1,0 +1,138 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
+)
+
+const workloadSpec = "schemaVersion: \"2\"\nkind: sandbox\nname: w\nsandbox:\n  image: alpine:3.20\n"
+
+func link(target string) *fstest.MapFile {
+	return &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink | 0o777}
+}
+
+// TestReadsOnlyInsideTheKit: a symbolic link that leaves the kit is
+// refused with an error naming the link, wherever the kit has it; FIFOs
+// and devices are refused unopened; each file and the kit as a whole are
+// bounded. The outside file must never reach the output.
+func TestReadsOnlyInsideTheKit(t *testing.T) {
+	dockerfile := workloadSpec + "  build:\n    dockerfile: Dockerfile\n"
+	copying := &fstest.MapFile{Data: []byte("FROM alpine:3.20\nCOPY scripts/ /opt/kit/\n")}
+	big := make([]byte, 7<<20)
+	tests := []struct {
+		name    string
+		files   fstest.MapFS
+		wantErr error
+		naming  string // the error names this kit path
+	}{
+		{name: "home link to /etc/passwd", files: fstest.MapFS{"kit/files/home/passwd-link": link("/etc/passwd")},
+			wantErr: spec.ErrOutsideKit, naming: "kit/files/home/passwd-link"},
+		{name: "home link climbing out", files: fstest.MapFS{"kit/files/home/x": link("../../../outside/secret")},
+			wantErr: spec.ErrOutsideKit, naming: "kit/files/home/x"},
+		{name: "home link to /dev/zero", files: fstest.MapFS{"kit/files/home/zero": link("/dev/zero")},
+			wantErr: spec.ErrOutsideKit, naming: "kit/files/home/zero"},
+		{name: "workspace link outside", files: fstest.MapFS{"kit/files/workspace/host": link("/etc/hostname")},
+			wantErr: spec.ErrOutsideKit, naming: "kit/files/workspace/host"},
+		{name: "a link chain leaving the kit", files: fstest.MapFS{"kit/files/home/a": link("b"), "kit/files/home/b": link("/etc/shadow")},
+			wantErr: spec.ErrOutsideKit, naming: "kit/files/home/b"},
+		{name: "files itself a link outside", files: fstest.MapFS{"kit/files": link("/etc")},
+			wantErr: spec.ErrOutsideKit, naming: "kit/files"},
+		{name: "spec.yaml a link outside", files: fstest.MapFS{"kit/spec.yaml": link("../other/spec.yaml"), "other/spec.yaml": {Data: []byte(workloadSpec)}},
+			wantErr: spec.ErrOutsideKit, naming: "kit/spec.yaml"},
+		{name: "Dockerfile a link outside", files: fstest.MapFS{"kit/spec.yaml": {Data: []byte(dockerfile)}, "kit/Dockerfile": link("/etc/hostname")},
+			wantErr: spec.ErrOutsideKit, naming: "kit/Dockerfile"},
+		{name: "COPY source a link outside", files: fstest.MapFS{"kit/spec.yaml": {Data: []byte(dockerfile)}, "kit/Dockerfile": copying,
+			"kit/scripts/run.sh": link("/etc/shadow")}, wantErr: spec.ErrOutsideKit, naming: "kit/scripts/run.sh"},
+		{name: "LICENSE a link outside", files: fstest.MapFS{"kit/LICENSE": link("/usr/share/common-licenses/GPL-3")},
+			wantErr: spec.ErrOutsideKit, naming: "kit/LICENSE"},
+		{name: "FIFO in files/home", files: fstest.MapFS{"kit/files/home/pipe": {Mode: fs.ModeNamedPipe}},
+			wantErr: spec.ErrNotRegular, naming: "kit/files/home/pipe"},
+		{name: "device in files/home", files: fstest.MapFS{"kit/files/home/zero": {Mode: fs.ModeDevice | fs.ModeCharDevice}},
+			wantErr: spec.ErrNotRegular, naming: "kit/files/home/zero"},
+		{name: "FIFO as spec.yaml", files: fstest.MapFS{"kit/spec.yaml": {Mode: fs.ModeNamedPipe}},
+			wantErr: spec.ErrNotRegular, naming: "kit/spec.yaml"},
+		{name: "FIFO as the Dockerfile", files: fstest.MapFS{"kit/spec.yaml": {Data: []byte(dockerfile)}, "kit/Dockerfile": {Mode: fs.ModeNamedPipe}},
+			wantErr: spec.ErrNotRegular, naming: "kit/Dockerfile"},
+		{name: "FIFO as testdata/tck.yaml", files: fstest.MapFS{"kit/testdata/tck.yaml": {Mode: fs.ModeNamedPipe}},
+			wantErr: spec.ErrNotRegular, naming: "kit/testdata/tck.yaml"},
+		{name: "a file over the limit", files: fstest.MapFS{"kit/files/home/big": {Data: make([]byte, maxFileBytes+1)}},
+			wantErr: spec.ErrFileTooLarge, naming: "kit/files/home/big"},
+		{name: "files over the total", files: func() fstest.MapFS {
+			m := fstest.MapFS{}
+			for i := range 10 {
+				m["kit/files/home/f"+string(rune('0'+i))] = &fstest.MapFile{Data: big}
+			}
+			return m
+		}(), wantErr: ErrKitTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"kit/spec.yaml": {Data: []byte(workloadSpec)}}
+			for k, v := range tt.files {
+				fsys[k] = v
+			}
+			res, err := Migrate(context.Background(), fsys, "kit")
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v (result %v)", err, tt.wantErr, res != nil)
+			}
+			if tt.naming != "" && !strings.Contains(err.Error(), tt.naming) {
+				t.Errorf("the error does not name %s: %v", tt.naming, err)
+			}
+			var le *LinkError
+			if errors.Is(tt.wantErr, spec.ErrOutsideKit) && !errors.As(err, &le) {
+				t.Errorf("err = %v, want a *LinkError", err)
+			}
+		})
+	}
+}
+
+// TestInKitLinksCarriedAsLinks: links that stay in the kit are followed
+// and carried as links, never dereferenced into files.
+func TestInKitLinksCarriedAsLinks(t *testing.T) {
+	fsys := fstest.MapFS{
+		"kit/spec.yaml":            {Data: []byte(workloadSpec)},
+		"kit/files/home/.bashrc":   {Data: []byte("export A=1\n"), Mode: 0o644},
+		"kit/files/home/.profile":  link(".bashrc"),
+		"kit/files/home/bin/run":   {Data: []byte("#!/bin/sh\necho hi\n"), Mode: 0o755},
+		"kit/files/home/bin/again": link("../bin/run"),
+		"kit/files/home/dangling":  link("../../Dockerfile.old"),
+	}
+	res, err := Migrate(context.Background(), fsys, "kit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]File{}
+	for _, f := range res.CarriedFiles {
+		got[f.Name] = f
+	}
+	if f := got["files/home/.profile"]; f.Link != ".bashrc" || f.Data != nil {
+		t.Errorf(".profile = %+v, want a link to .bashrc", f)
+	}
+	if f := got["files/home/bin/again"]; f.Link != "../bin/run" {
+		t.Errorf("bin/again = %+v, want a link to ../bin/run", f)
+	}
+	if f := got["files/home/bin/run"]; f.Mode != 0o755 || string(f.Data) != "#!/bin/sh\necho hi\n" {
+		t.Errorf("bin/run = %+v, want mode 0755 and its content", f)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n Note) bool { return n.Code == "carried-link" && strings.HasSuffix(n.Pos.File, "dangling") }) {
+		t.Errorf("no carried-link action for a link to a file not carried: %v", res.Notes)
+	}
+}
+
+// TestStopsWithContext: a cancelled context stops the migration before it
+// reads anything.
+func TestStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Migrate(ctx, fstest.MapFS{"kit/spec.yaml": {Data: []byte(workloadSpec)}}, "kit")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
