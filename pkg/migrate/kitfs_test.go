@@ -136,3 +136,36 @@ func TestStopsWithContext(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestRecipeSourcesOutside: every COPY or ADD source of the v2 Dockerfile
+// that names a path outside the kit is an action note (the v3 build
+// context is the kit directory, which a build never leaves); sources in
+// the kit, URLs and other stages are not.
+func TestRecipeSourcesOutside(t *testing.T) {
+	dockerfile := "FROM alpine:3.20\n" +
+		"COPY ../outside/conf /etc/conf\n" +
+		"COPY /etc/hostname /etc/name\n" +
+		"ADD ../outside /opt/outside\n" +
+		"COPY [\"../json/form\", \"/opt/json\"]\n" +
+		"COPY --chmod=0755 \\\n  ../continued /opt/continued\n" +
+		"COPY scripts/run.sh /opt/run.sh\n" +
+		"ADD https://example.org/tool.tgz /opt/\n" +
+		"COPY --from=alpine:3.20 /etc/os-release /etc/os-release\n"
+	src := workloadSpec + "  build:\n    dockerfile: Dockerfile\n"
+	res := migrateSpec(t, src, "Dockerfile", dockerfile, "scripts/run.sh", "echo hi\n")
+	var lines []int
+	for _, n := range res.Notes {
+		if n.Code == "recipe-source-outside" && n.Action {
+			lines = append(lines, n.Pos.Line)
+		}
+	}
+	if want := []int{2, 3, 4, 5, 6}; !slices.Equal(lines, want) {
+		t.Errorf("recipe-source-outside actions on lines %v, want %v; notes %v", lines, want, res.Notes)
+	}
+	if !slices.Contains(res.Carried, "scripts/run.sh") {
+		t.Errorf("carried %v, want scripts/run.sh", res.Carried)
+	}
+	if r := res.File("w.dockerfile"); r == nil || !strings.Contains(string(r.Data), CommentMarker+" recipe-source-outside") {
+		t.Errorf("the recipe carries no comment for the outside sources")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
 	"gopkg.in/yaml.v3"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -358,41 +359,52 @@ func (m *migrator) workspaceFile(e kitEntry) error {
 	return nil
 }
 
-var copyLine = regexp.MustCompile(`(?i)^\s*(COPY|ADD)\s+(.*)$`)
-
 // carryContext adds to Carried the files the v2 Dockerfile's COPY and ADD
 // instructions read from the kit directory (the build context), so an
-// output written elsewhere still builds.
+// output written elsewhere still builds, and makes each source outside
+// the kit an action: the v3 build context is the kit directory, and a
+// build never leaves it (BuildKit reads ../x and /etc/x inside it).
 func (m *migrator) carryContext() {
 	if m.recipe.base == nil {
 		return
 	}
-	sc := bufio.NewScanner(bytes.NewReader(m.recipe.base))
-	for sc.Scan() {
-		g := copyLine.FindStringSubmatch(sc.Text())
-		if g == nil || strings.HasPrefix(strings.TrimSpace(g[2]), "[") {
+	parsed, err := parser.Parse(bytes.NewReader(m.recipe.base))
+	if err != nil {
+		return // validation and lint of the result report the recipe's syntax
+	}
+	for _, n := range parsed.AST.Children {
+		kw := strings.ToLower(n.Value)
+		if kw != "copy" && kw != "add" || len(n.Heredocs) > 0 || slices.ContainsFunc(n.Flags, func(f string) bool { return strings.HasPrefix(f, "--from") }) {
 			continue
 		}
 		var args []string
-		from := false
-		for _, f := range strings.Fields(g[2]) {
-			if strings.HasPrefix(f, "--") {
-				from = from || strings.HasPrefix(f, "--from")
-				continue
-			}
-			args = append(args, f)
+		for a := n.Next; a != nil; a = a.Next {
+			args = append(args, a.Value)
 		}
-		if from || len(args) < 2 {
+		if len(args) < 2 {
 			continue
 		}
 		for _, src := range args[:len(args)-1] {
 			clean := path.Clean(src)
-			if strings.Contains(src, "://") || path.IsAbs(clean) || strings.HasPrefix(clean, "..") || clean == "." {
-				continue
-			}
-			if _, err := m.kfs.lstat(clean); err == nil && !slices.Contains(m.carried, clean) {
-				m.carried = append(m.carried, clean)
+			switch {
+			case strings.Contains(src, "://") || kw == "add" && strings.HasPrefix(src, "git@") || strings.Contains(src, "$"):
+			case path.IsAbs(src) || clean == ".." || strings.HasPrefix(clean, "../"):
+				m.outsideSource(strings.ToUpper(kw), src, n.StartLine)
+			case clean == ".":
+			default:
+				if _, err := m.kfs.lstat(clean); err == nil && !slices.Contains(m.carried, clean) {
+					m.carried = append(m.carried, clean)
+				}
 			}
 		}
 	}
+}
+
+// outsideSource reports a COPY or ADD source outside the kit.
+func (m *migrator) outsideSource(kw, src string, line int) {
+	msg := fmt.Sprintf("%s %s names a file outside the kit; the v3 build context is the kit directory and a build never leaves it "+
+		"(it reads the path inside the kit instead): move the file into the kit and fix the source", kw, src)
+	m.notes = append(m.notes, Note{Pos: spec.Pos{File: m.kfs.displayPath(m.recipe.baseName), Line: line, Col: 1},
+		Code: "recipe-source-outside", Action: true, Message: msg})
+	m.recipe.comments = append(m.recipe.comments, fmt.Sprintf("%s recipe-source-outside (%s:%d): %s", CommentMarker, m.recipe.baseName, line, msg))
 }
