@@ -59,6 +59,7 @@ func (m *migrator) capabilities(b *block) {
 	}
 	m.cur = nil
 	m.sessions(len(b.order))
+	m.coverInjects()
 	m.sortCaps()
 	m.cur = nil
 }
@@ -138,8 +139,15 @@ func (m *migrator) permissions(p pair, order int) {
 			continue
 		}
 		runtime.Content = append(runtime.Content, r.key, &list)
+		if r.key.Value == "allow" {
+			m.allow["runtime"] = &list
+		}
 		if r.key.Value == "deny" || m.hasInstall {
-			install.Content = append(install.Content, scalar(r.key.Value), clone(&list))
+			c := clone(&list)
+			install.Content = append(install.Content, scalar(r.key.Value), c)
+			if r.key.Value == "allow" {
+				m.allow["install"] = c
+			}
 		}
 	}
 	if len(runtime.Content) == 0 {
@@ -194,12 +202,14 @@ func (m *migrator) credentials(p pair, order int) {
 			}
 		}
 		cfg := mapNode()
+		ref := credRef{v2: c, field: f}
 		for _, e := range b.order {
 			switch e.key.Value {
 			case "service":
 				if _, ok := m.str(e.val, join(f, "service")); ok {
 					cfg.Content = append(cfg.Content, e.key, e.val)
-					add(cfg, "phase", scalar("runtime"))
+					ref.phase = scalar("runtime")
+					add(cfg, "phase", ref.phase)
 				}
 			case "provider":
 				m.action(e.key, join(f, "provider"), "credential-provider",
@@ -207,6 +217,7 @@ func (m *migrator) credentials(p pair, order int) {
 			case "apiKey":
 				if v := m.apiKey(e.val, join(f, "apiKey")); v != nil {
 					cfg.Content = append(cfg.Content, e.key, v)
+					ref.name, ref.injects = apiKeyParts(v)
 				}
 			case "oauth":
 				if v := m.oauth(e.val, join(f, "oauth")); v != nil {
@@ -215,8 +226,8 @@ func (m *migrator) credentials(p pair, order int) {
 			}
 		}
 		add(item, "config", cfg)
-		if m.hasInstall {
-			m.note(c, f, "credential-phase", "the credential is available at runtime only; if an install hook needs it, add install to its phase")
+		if ref.phase != nil {
+			m.creds = append(m.creds, ref)
 		}
 	}
 }

@@ -39,6 +39,10 @@ type migrator struct {
 	carriedFiles []File
 	// hookRefs are the generated install and startup hooks, by phase.
 	hookRefs map[string][]hookRef
+	// allow are the generated network allow lists, by phase.
+	allow map[string]*yaml.Node
+	// creds are the generated credentials.
+	creds []credRef
 	// workspaceFiles are lifecycle files made from files/workspace.
 	workspaceFiles []*yaml.Node
 	out            []File
@@ -52,7 +56,7 @@ type capItem struct {
 }
 
 func newMigrator(kfs *kitFS) *migrator {
-	return &migrator{kfs: kfs, display: kfs.display, srcName: path.Join(kfs.display, SpecFile), hookRefs: map[string][]hookRef{}}
+	return &migrator{kfs: kfs, display: kfs.display, srcName: path.Join(kfs.display, SpecFile), hookRefs: map[string][]hookRef{}, allow: map[string]*yaml.Node{}}
 }
 
 // fail records the first failure to read the kit.
@@ -112,7 +116,7 @@ func (m *migrator) run(src []byte) error {
 	if err != nil {
 		return err
 	}
-	if m.declareHookEnv(data) {
+	if env := m.declareHookEnv(data); m.credentialPhases() || env {
 		if data, err = m.encode(outDoc); err != nil {
 			return err
 		}
