@@ -12,6 +12,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/migrate"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -63,10 +64,17 @@ spec.yaml, not a v2 kit, a file in the way).`,
   kitsmith migrate --format json claude`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
+			err := o.validate()
+			if err == nil {
+				err = o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0])
 			}
-			return o.run(cmd.Context(), cmd.OutOrStdout(), args[0])
+			var ue *usageError
+			if o.format == "json" && errors.As(err, &ue) && cmd.Context().Err() == nil {
+				// a script reading --format json gets a document on exit 2 too
+				msg := ue.Error()
+				_ = migrate.WriteJSONError(cmd.OutOrStdout(), args[0], msg, ue.hint)
+			}
+			return err
 		},
 	}
 	o.AddFlags(cmd)
@@ -109,7 +117,7 @@ func notV2Kit(dir string) error {
 	return usageErrorf("%s holds no %s: a v2 kit is a directory holding %s", dir, migrate.SpecFile, migrate.SpecFile)
 }
 
-func (o *migrateOptions) run(ctx context.Context, out io.Writer, dir string) error {
+func (o *migrateOptions) run(ctx context.Context, out, errOut io.Writer, dir string) error {
 	outDir := o.output
 	if outDir == "" {
 		outDir = dir
@@ -134,6 +142,11 @@ func (o *migrateOptions) run(ctx context.Context, out io.Writer, dir string) err
 		}
 	} else if err := apply(ctx, writes); err != nil {
 		return err
+	}
+	for _, w := range writes {
+		if w.remove && !o.dryRun {
+			fmt.Fprintf(errOut, "removed %s: an earlier migration wrote it, this one does not\n", textsafe.String(w.path))
+		}
 	}
 	write := res.WriteReport
 	if o.format == "json" {
@@ -182,6 +195,9 @@ type write struct {
 	mode fs.FileMode // permission bits; 0 means 0644
 	link string      // a symbolic link's target; "" for a file
 	old  []byte      // the file's current content; nil when it does not exist
+	// remove marks a file an earlier migration wrote that this one does
+	// not: --force removes it.
+	remove bool
 }
 
 // plan lists the files to write (generated ones, and the carried v2 files
@@ -197,6 +213,7 @@ func (o *migrateOptions) plan(res *migrate.Result, in, out string) ([]write, err
 			ws = append(ws, write{path: filepath.Join(out, filepath.FromSlash(f.Name)), data: f.Data, mode: f.Mode, link: f.Link})
 		}
 	}
+	ws = append(ws, stale(res, in, out, ws)...)
 	var taken []string
 	for i := range ws {
 		fi, err := os.Lstat(ws[i].path)
@@ -224,6 +241,45 @@ func (o *migrateOptions) plan(res *migrate.Result, in, out string) ([]write, err
 	return ws, nil
 }
 
+// stale lists the files an earlier migration into out wrote that this one
+// does not: the generated files it no longer needs (a recipe, a context
+// body) and, when out is not the v2 kit, the files under a carried
+// directory that the kit no longer has. They would otherwise change the
+// kit (a stale recipe is its recipe) or its image.
+func stale(res *migrate.Result, in, out string, ws []write) []write {
+	planned := map[string]bool{}
+	for _, w := range ws {
+		planned[w.path] = true
+	}
+	var gone []write
+	add := func(p string) {
+		if !planned[p] {
+			planned[p] = true
+			gone = append(gone, write{path: p, remove: true})
+		}
+	}
+	for _, name := range []string{res.Stem + ".yaml", res.Stem + ".dockerfile", res.Stem + "-context.md"} {
+		if p := filepath.Join(out, name); !planned[p] {
+			if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+				add(p)
+			}
+		}
+	}
+	if samePath(in, out) {
+		return gone
+	}
+	for _, c := range res.Carried {
+		root := filepath.Join(out, filepath.FromSlash(c))
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				add(p)
+			}
+			return nil
+		})
+	}
+	return gone
+}
+
 func samePath(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
@@ -237,13 +293,19 @@ func apply(ctx context.Context, ws []write) error {
 	var temps []string
 	cleanup := func() {
 		for _, t := range temps {
-			os.Remove(t)
+			if t != "" {
+				os.Remove(t)
+			}
 		}
 	}
 	for _, w := range ws {
 		if err := ctx.Err(); err != nil {
 			cleanup()
 			return err
+		}
+		if w.remove {
+			temps = append(temps, "")
+			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(w.path), 0o755); err != nil {
 			cleanup()
@@ -274,6 +336,13 @@ func apply(ctx context.Context, ws []write) error {
 		return err
 	}
 	for i, w := range ws {
+		if w.remove {
+			if err := os.Remove(w.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				cleanup()
+				return usageErrorf("removing %s: %v", w.path, err)
+			}
+			continue
+		}
 		if err := os.Rename(temps[i], w.path); err != nil {
 			cleanup()
 			return usageErrorf("writing %s: %v", w.path, err)
@@ -290,13 +359,16 @@ func printDiff(out io.Writer, ws []write) error {
 		if w.old != nil {
 			from, old = w.path, difflib.SplitLines(string(w.old))
 		}
-		data := w.data
+		data, to := w.data, w.path
 		if w.link != "" {
 			data = []byte(w.link) // a link diffs as its target
 		}
+		if w.remove {
+			data, to = nil, "/dev/null"
+		}
 		text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 			A: old, B: difflib.SplitLines(string(data)),
-			FromFile: from, ToFile: w.path, Context: 3,
+			FromFile: from, ToFile: to, Context: 3,
 		})
 		if err != nil {
 			return fmt.Errorf("diffing %s: %w", w.path, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -116,5 +117,73 @@ func TestMigrateFIFOSpecAndSignal(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("the kit directory holds %d entries, want only the FIFO", len(entries))
+	}
+}
+
+// TestMigrateForceRemovesStale: --force replaces an earlier migration
+// whole: a file migrate wrote then but would not write now (the context
+// body of instructions since removed, a files/home file since deleted) is
+// removed, so it cannot leak into the kit or its image; other files stay.
+func TestMigrateForceRemovesStale(t *testing.T) {
+	dir := copyKit(t, "agent-instructions")
+	out := filepath.Join(t.TempDir(), "v3")
+	if err := os.MkdirAll(filepath.Join(dir, "files", "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "files", "home", ".old"), "old\n")
+	if _, stderr, code := runCLI(t, "migrate", "--output", out, dir); code > 1 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"ctx-context.md", "files/home/.old"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Fatalf("the first run did not write %s: %v", f, err)
+		}
+	}
+	writeFile(t, filepath.Join(out, "NOTES.md"), "mine\n")
+	spec := "schemaVersion: \"2\"\nkind: sandbox\nname: ctx\nsandbox:\n  image: example.org/templates/shell:1\n  entrypoint: [agent]\n"
+	writeFile(t, filepath.Join(dir, "spec.yaml"), spec)
+	if err := os.Remove(filepath.Join(dir, "files", "home", ".old")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "files", "home", ".new"), "new\n")
+	_, stderr, code := runCLI(t, "migrate", "--force", "--output", out, dir)
+	if code > 1 {
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"ctx-context.md", "files/home/.old"} {
+		if _, err := os.Lstat(filepath.Join(out, f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stale %s is still there (%v)", f, err)
+		}
+		if !strings.Contains(stderr, f) {
+			t.Errorf("stderr does not say %s was removed: %s", f, stderr)
+		}
+	}
+	for _, f := range []string{"ctx.yaml", "files/home/.new", "NOTES.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s is missing: %v", f, err)
+		}
+	}
+}
+
+// TestMigrateJSONErrorDocument: with --format json, an exit-2 error is
+// also a JSON document on stdout.
+func TestMigrateJSONErrorDocument(t *testing.T) {
+	dir := copyKit(t, "top-level")
+	writeFile(t, filepath.Join(dir, "spec.yaml"), "schemaVersion: \"1\"\nname: old\n")
+	stdout, stderr, code := runCLI(t, "migrate", "--format", "json", dir)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, stderr)
+	}
+	var doc struct {
+		FormatVersion int `json:"formatVersion"`
+		Error         *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.FormatVersion != 1 || doc.Error == nil || !strings.Contains(doc.Error.Message, "v1 kit") {
+		t.Errorf("stdout is not a JSON error document saying it is a v1 kit (%v):\n%s", err, stdout)
+	}
+	if !strings.Contains(stderr, "v1 kit") {
+		t.Errorf("stderr lacks the error: %s", stderr)
 	}
 }

@@ -123,12 +123,13 @@ func (m *migrator) permissions(p pair, order int) {
 	var dropped []unenforced
 	for _, r := range nb.order {
 		f := join("permissions.network", r.key.Value)
-		if _, ok := m.strs(r.val, f); !ok || len(r.val.Content) == 0 {
+		v := deref(r.val)
+		if _, ok := m.strs(v, f); !ok || len(v.Content) == 0 {
 			continue
 		}
-		list := *r.val
-		list.Content = nil
-		for i, e := range r.val.Content {
+		list := *v
+		list.Content, list.Anchor = nil, "" // an alias is written out (inlineAliases)
+		for i, e := range v.Content {
 			if why := v2Unenforced(deref(e).Value); why != "" {
 				dropped = append(dropped, unenforced{node: e, field: index(f, i), list: r.key.Value, why: why})
 				continue

@@ -90,8 +90,16 @@ func (m *migrator) ports(p pair, order int) {
 		for _, e := range b.order {
 			switch e.key.Value {
 			case "protocol":
-				if e.val.Value != "" {
-					cfg.Content = append(cfg.Content, rekey(e.key, "transport"), e.val)
+				v, ok := m.str(e.val, join(f, "protocol"))
+				switch lower := strings.ToLower(v); {
+				case !ok || v == "":
+				case lower != "tcp" && lower != "udp":
+					m.invalid(e.val, join(f, "protocol"), `must be "", "tcp" or "udp"`)
+				default:
+					cfg.Content = append(cfg.Content, rekey(e.key, "transport"), withComments(scalar(lower), e.val))
+					if lower != v {
+						m.note(e.val, join(f, "protocol"), "port-protocol-case", "became transport: "+lower+" (v3 spells it in lower case)")
+					}
 				}
 			default:
 				cfg.Content = append(cfg.Content, e.key, e.val)

@@ -102,7 +102,7 @@ func (m *migrator) prepare(b *block) {
 			Message: "v2 mixins carried no content, so this Dockerfile was not used; a v3 mixin may ship an overlay recipe: move what its install hooks fetch into one if that suits"})
 	}
 	if s := b.val("setup"); s != nil {
-		if in := lookup(s, "install"); in != nil && in.Kind == yaml.SequenceNode && len(in.Content) > 0 {
+		if in := deref(lookup(s, "install")); in != nil && in.Kind == yaml.SequenceNode && len(in.Content) > 0 {
 			m.hasInstall = true
 		}
 	}

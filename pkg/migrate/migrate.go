@@ -19,6 +19,9 @@ const SpecFile = "spec.yaml"
 // not "2", or it is not a YAML mapping).
 var ErrNotV2 = errors.New("not a v2 kit")
 
+// ErrV1 reports a v1 kit (schemaVersion "1"); it is also ErrNotV2.
+var ErrV1 = fmt.Errorf("%w: it is a v1 kit (schemaVersion \"1\"), which kitsmith migrate does not read; move it to v2 first (sbx-kits-contrib's v1 → v2 migration), then to v3", ErrNotV2)
+
 // File is one generated v3 source file.
 type File struct {
 	// Name is the file's path relative to the output directory, e.g.

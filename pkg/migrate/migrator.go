@@ -2,7 +2,9 @@ package migrate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"path"
 
 	"gopkg.in/yaml.v3"
@@ -93,16 +95,21 @@ func (m *migrator) note(n *yaml.Node, field, code, msg string) {
 // run migrates the v2 descriptor src.
 func (m *migrator) run(src []byte) error {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotV2, err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return fmt.Errorf("%w: %s is not a YAML mapping", ErrNotV2, SpecFile)
 	}
 	root := doc.Content[0]
-	if v := lookup(root, "schemaVersion"); v == nil || v.Value != "2" {
+	switch v := lookup(root, "schemaVersion"); {
+	case v != nil && v.Value == "1":
+		return ErrV1
+	case v == nil || v.Value != "2":
 		return fmt.Errorf("%w: schemaVersion must be \"2\"", ErrNotV2)
 	}
+	m.extraDocument(dec, src)
 	out := m.descriptor(root)
 	if m.carry(); m.err != nil {
 		return m.err
@@ -112,6 +119,9 @@ func (m *migrator) run(src []byte) error {
 		head = joinComments(head, root.HeadComment)
 	}
 	outDoc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: head, FootComment: doc.FootComment, Content: []*yaml.Node{out}}
+	if err := inlineAliases(outDoc); err != nil {
+		return err
+	}
 	data, err := m.encode(outDoc)
 	if err != nil {
 		return err
@@ -159,6 +169,7 @@ func (m *migrator) result() *Result {
 
 // lookup returns the value of key in the mapping n, or nil.
 func lookup(n *yaml.Node, key string) *yaml.Node {
+	n = deref(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -168,4 +179,41 @@ func lookup(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// extraDocument reports a second YAML document in spec.yaml: v2 read only
+// the first.
+func (m *migrator) extraDocument(dec *yaml.Decoder, src []byte) {
+	var next yaml.Node
+	err := dec.Decode(&next)
+	if errors.Is(err, io.EOF) {
+		return
+	}
+	line := next.Line
+	if err != nil || line == 0 {
+		line = bytes.Count(src[:secondDocStart(src)], []byte("\n")) + 1
+	}
+	m.notes = append(m.notes, Note{Pos: spec.Pos{File: m.srcName, Line: line, Col: 1}, Code: "v2-extra-document", Action: true,
+		Message: SpecFile + " holds a second YAML document; v2 read only the first, so it was not carried over: merge what it means into the first"})
+	m.top = append(m.top, fmt.Sprintf("%s v2-extra-document (%s:%d): a second YAML document was not carried over", CommentMarker, SpecFile, line))
+}
+
+// secondDocStart returns the offset of the second document's "---" line,
+// or 0.
+func secondDocStart(src []byte) int {
+	for i := 0; i < len(src); {
+		j := bytes.IndexByte(src[i:], '\n')
+		end := len(src)
+		if j >= 0 {
+			end = i + j
+		}
+		if i > 0 && bytes.HasPrefix(src[i:end], []byte("---")) {
+			return i
+		}
+		if j < 0 {
+			break
+		}
+		i = end + 1
+	}
+	return 0
 }
