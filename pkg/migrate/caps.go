@@ -130,11 +130,11 @@ func (m *migrator) permissions(p pair, order int) {
 		list := *v
 		list.Content, list.Anchor = nil, "" // an alias is written out (inlineAliases)
 		for i, e := range v.Content {
-			if why := v2Unenforced(deref(e).Value); why != "" {
+			if why := v2Unenforced(m.withArgDefaults(deref(e).Value)); why != "" {
 				dropped = append(dropped, unenforced{node: e, field: index(f, i), list: r.key.Value, why: why})
 				continue
 			}
-			list.Content = append(list.Content, e)
+			list.Content = append(list.Content, asString(e))
 		}
 		if len(list.Content) == 0 {
 			continue

@@ -30,7 +30,7 @@ func rows(t *testing.T) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() && e.Name() != "fuzz" { // fuzz is FuzzMigrate's corpus
 			out = append(out, e.Name())
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // v2Unenforced says why SPEC-v2 §5.2 declared a network entry without
@@ -60,6 +62,29 @@ func splitHostPort(entry string) (host, port string) {
 		return entry, ""
 	}
 	return entry[:i], entry[i+1:]
+}
+
+// withArgDefaults replaces each ${{ kit.args.NAME }} reference in s by
+// the arg's default, when it has one: v2 substituted args before reading
+// the entry, so a default of **.example.com was just as unenforced.
+func (m *migrator) withArgDefaults(s string) string {
+	for {
+		i := strings.Index(s, "${{")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], "}}")
+		if j < 0 {
+			return s
+		}
+		name, ok := spec.WholeArgRef(s[i : i+j+2])
+		d := deref(lookup(lookup(m.args, name), "default"))
+		if !ok || d == nil || d.Kind != yaml.ScalarNode || strings.Contains(d.Value, "${{") {
+			// no default to judge by: keep the reference, judged as a host or port
+			return s[:i+j+2] + m.withArgDefaults(s[i+j+2:])
+		}
+		s = s[:i] + d.Value + s[i+j+2:]
+	}
 }
 
 // withoutArgRefs blanks out every ${{ ... }} reference.

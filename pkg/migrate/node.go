@@ -293,3 +293,15 @@ func expand(n *yaml.Node, budget *int) (*yaml.Node, error) {
 	}
 	return &c, nil
 }
+
+// asString returns the scalar n as a string node: v2 read every scalar
+// into its string fields (0 is the host "0"), while v3's schema types
+// them, so a scalar that YAML would read as a number or bool is quoted.
+func asString(n *yaml.Node) *yaml.Node {
+	d := deref(n)
+	if d.Tag == "!!str" && n.Kind != yaml.AliasNode {
+		return n
+	}
+	out := withComments(quoted(d.Value), n)
+	return out
+}
