@@ -35,9 +35,12 @@ uses: <kit>.yaml (the descriptor), <kit>.dockerfile when an image, entrypoint,
 command, environment variable or file has to live in a recipe, and
 <kit>-context.md for agent instructions. <kit> is the v2 kit's name.
 
-The mapping is mechanical and never widens authority: network entries are
-kept verbatim, in the runtime phase and also in install when the kit has
-install hooks; hooks map one to one; credentials become optional, as v2
+The mapping is mechanical and never widens authority: network allow entries
+are kept verbatim in the runtime phase, and also in install when the kit has
+install hooks; deny entries go into both phases; entries v2 declared but did
+not enforce (**.example.com, port ranges, host:*, CIDR) are not carried;
+hooks map one to one, declaring the variables they read (and the proxy ones
+when they run a network client); credentials become optional, as v2
 credentials were. Comments and key order are kept where the mapping allows.
 What cannot be mapped (oauth.skipIfEnv, a proxy variable, a background
 install step, extends...) is listed in the report with its v2 file:line:col
@@ -48,9 +51,14 @@ The output goes next to the input unless --output says otherwise; existing
 files are not overwritten without --force. --dry-run prints a unified diff of
 what would be written instead.
 
-Exit status: 0 the result is valid and lint-clean at error level with nothing
-left to do, 1 it needs a human (see the report), 2 usage or I/O error (no
-spec.yaml, not a v2 kit, a file in the way).`,
+It reads nothing outside the kit: a symbolic link that leaves it, a FIFO or
+a device is refused (exit 2) naming the file. With --force, files an earlier
+migration wrote that this one does not are removed.
+
+Exit status: 0 only when the output validates, lints with no error and no
+action note remains; 1 otherwise (see the report); 2 usage or I/O error (no
+spec.yaml, not a v2 kit, a link out of the kit, a file in the way), with
+nothing written. With --format json an exit-2 error is a JSON document too.`,
 		Example: `  # migrate in place: claude/claude.yaml, claude.dockerfile, claude-context.md
   kitsmith migrate claude
 
