@@ -299,8 +299,7 @@ func v2Reference(t testing.TB, src []byte) (*review.Kit, string) {
 	}
 	for _, c := range seq(get(root, "credentials")) {
 		if s := get(c, "service"); s != nil && s.Kind == yaml.ScalarNode {
-			caps = append(caps, map[string]any{"type": spec.TypeCredential,
-				"config": map[string]any{"service": s.Value, "phase": []string{"install", "runtime"}, "apiKey": map[string]any{"name": "X"}}})
+			caps = append(caps, map[string]any{"type": spec.TypeCredential, "config": v2Credential(s.Value, c)})
 		}
 	}
 	for _, v := range seq(get(root, "volumes")) {
@@ -339,6 +338,47 @@ func v2Reference(t testing.TB, src []byte) (*review.Kit, string) {
 		t.Fatalf("the reference does not parse: %v\n%s", err, b)
 	}
 	return &review.Kit{Name: "v2", Descriptor: k.Descriptor}, kind
+}
+
+// v2Credential models a v2 credential in both phases: the hosts its
+// secret is presented to (apiKey inject domains, the OAuth token endpoint
+// and resource hosts) and whether its value enters the sandbox (an apiKey
+// name without proxyManaged: true, read as v3 reads the same fields).
+func v2Credential(service string, c *yaml.Node) map[string]any {
+	cfg := map[string]any{"service": service, "phase": []string{"install", "runtime"}}
+	if k := get(c, "apiKey"); k != nil {
+		ak := map[string]any{}
+		if n := get(k, "name"); n != nil && n.Kind == yaml.ScalarNode {
+			ak["name"] = n.Value
+		}
+		if p := get(k, "proxyManaged"); p != nil && p.Tag == "!!bool" {
+			ak["proxyManaged"] = p.Value == "true"
+		}
+		var inject []any
+		for _, in := range seq(get(k, "inject")) {
+			if d := get(in, "domain"); d != nil && d.Kind == yaml.ScalarNode {
+				inject = append(inject, map[string]any{"domain": d.Value})
+			}
+		}
+		if inject != nil {
+			ak["inject"] = inject
+		}
+		cfg["apiKey"] = ak
+	}
+	if o := get(c, "oauth"); o != nil {
+		oa := map[string]any{}
+		if h := get(get(o, "tokenEndpoint"), "host"); h != nil && h.Kind == yaml.ScalarNode {
+			oa["tokenEndpoint"] = map[string]any{"host": h.Value}
+		}
+		if r := strs(get(o, "resourceHosts")); r != nil {
+			oa["resourceHosts"] = r
+		}
+		cfg["oauth"] = oa
+	}
+	if cfg["apiKey"] == nil && cfg["oauth"] == nil {
+		cfg["apiKey"] = map[string]any{"name": "UNSET", "proxyManaged": true} // grants the service alone
+	}
+	return cfg
 }
 
 // get returns the first value of key in the mapping n (aliases
