@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
@@ -218,7 +219,10 @@ func (o *migrateOptions) plan(res *migrate.Result, in, out string) ([]write, err
 	if !samePath(in, out) {
 		// what the library read of the kit, links kept as links
 		for _, f := range res.CarriedFiles {
-			ws = append(ws, write{path: filepath.Join(out, filepath.FromSlash(f.Name)), data: f.Data, mode: f.Mode, link: f.Link})
+			p := filepath.Join(out, filepath.FromSlash(f.Name))
+			if !slices.ContainsFunc(ws, func(w write) bool { return w.path == p }) {
+				ws = append(ws, write{path: p, data: f.Data, mode: f.Mode, link: f.Link})
+			}
 		}
 	}
 	ws = append(ws, stale(res, in, out, ws)...)

@@ -17,8 +17,16 @@ func (m *migrator) carry() {
 	if m.err != nil {
 		return
 	}
+	seen := map[string]bool{}
 	for _, c := range m.carried {
+		if m.nested(c) {
+			continue // walked with the carried path it lies under
+		}
 		err := m.kfs.walk(c, func(e kitEntry) error {
+			if seen[e.name] { // under two carried paths (files/home and a COPY source)
+				return nil
+			}
+			seen[e.name] = true
 			f := File{Name: e.name, Data: e.data, Mode: e.mode, Link: e.link}
 			m.carriedFiles = append(m.carriedFiles, f)
 			display := m.kfs.displayPath(e.name)
@@ -47,4 +55,15 @@ func (m *migrator) isCarried(rel string) bool {
 		}
 	}
 	return path.Clean(rel) == "."
+}
+
+// nested reports whether the carried path c lies under another carried
+// path.
+func (m *migrator) nested(c string) bool {
+	for _, o := range m.carried {
+		if o != c && (o == "." || strings.HasPrefix(c, o+"/")) {
+			return true
+		}
+	}
+	return false
 }

@@ -169,3 +169,23 @@ func TestRecipeSourcesOutside(t *testing.T) {
 		t.Errorf("the recipe carries no comment for the outside sources")
 	}
 }
+
+// TestCarriedOnce: a file both under files/home and named by a COPY of the
+// v2 Dockerfile is carried once.
+func TestCarriedOnce(t *testing.T) {
+	src := workloadSpec + "  build:\n    dockerfile: Dockerfile\n"
+	res := migrateSpec(t, src, "Dockerfile", "FROM alpine:3.20\nCOPY files/home/bin/start.sh /usr/local/bin/start\nCOPY files/ /opt/files/\n",
+		"files/home/bin/start.sh", "#!/bin/sh\n")
+	seen := map[string]int{}
+	for _, f := range res.CarriedFiles {
+		seen[f.Name]++
+	}
+	for name, n := range seen {
+		if n > 1 {
+			t.Errorf("%s carried %d times", name, n)
+		}
+	}
+	if seen["files/home/bin/start.sh"] != 1 {
+		t.Errorf("carried %v, want files/home/bin/start.sh once", seen)
+	}
+}
