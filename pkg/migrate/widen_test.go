@@ -419,3 +419,35 @@ func scalarValue(n *yaml.Node) string {
 	}
 	return n.Value
 }
+
+// TestNeverWiderRealKits runs the property over real v2 kits outside the
+// repository: KITSMITH_MIGRATE_KITS names a file listing one kit directory
+// a line (skipped when unset). No such kit is kept in the repository.
+func TestNeverWiderRealKits(t *testing.T) {
+	list := os.Getenv("KITSMITH_MIGRATE_KITS")
+	if list == "" {
+		t.Skip("KITSMITH_MIGRATE_KITS is not set")
+	}
+	b, err := os.ReadFile(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range strings.Fields(string(b)) {
+		t.Run(dir, func(t *testing.T) {
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			res, err := Migrate(context.Background(), root.FS(), ".", WithDisplayDir(dir))
+			if err != nil {
+				t.Skipf("not migrated: %v", err)
+			}
+			src, err := fs.ReadFile(root.FS(), SpecFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkNeverWider(t, res, src)
+		})
+	}
+}
