@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"io/fs"
 	"path"
 	"strings"
 
@@ -31,6 +32,9 @@ func (m *migrator) carry() {
 			m.carriedFiles = append(m.carriedFiles, f)
 			display := m.kfs.displayPath(e.name)
 			switch {
+			case e.link != "" && !m.exists(e.target):
+				m.notes = append(m.notes, Note{Pos: spec.Pos{File: display}, Code: "carried-link", Action: true,
+					Message: "a symbolic link to " + e.link + ", which does not exist in the kit: the image gets a link to nothing; remove it or add the file"})
 			case e.link != "" && !m.isCarried(e.target):
 				m.notes = append(m.notes, Note{Pos: spec.Pos{File: display}, Code: "carried-link", Action: true,
 					Message: "a symbolic link to " + e.link + ", which is not copied into the image with it: the image gets a link to nothing; copy the file it names instead"})
@@ -66,4 +70,10 @@ func (m *migrator) nested(c string) bool {
 		}
 	}
 	return false
+}
+
+// exists reports whether the kit path rel exists (links followed).
+func (m *migrator) exists(rel string) bool {
+	_, err := fs.Stat(m.kfs.fsys, path.Join(m.kfs.dir, rel))
+	return err == nil
 }

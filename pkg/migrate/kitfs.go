@@ -184,6 +184,9 @@ func (k *kitFS) walk(rel string, fn func(kitEntry) error) error {
 		return err
 	}
 	base := path.Join(k.dir, real)
+	if _, err := fs.Stat(k.fsys, base); errors.Is(err, fs.ErrNotExist) {
+		return nil // a link to nothing: its links are reported by whoever walks them
+	}
 	n := 0
 	return fs.WalkDir(k.fsys, base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

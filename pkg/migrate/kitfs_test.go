@@ -189,3 +189,24 @@ func TestCarriedOnce(t *testing.T) {
 		t.Errorf("carried %v, want files/home/bin/start.sh once", seen)
 	}
 }
+
+// TestDanglingLinks: a link in the kit to nothing is carried with an
+// action note (the image would get a link to nothing), and a COPY source
+// that is one is not an error.
+func TestDanglingLinks(t *testing.T) {
+	fsys := fstest.MapFS{
+		"kit/spec.yaml":           {Data: []byte(workloadSpec + "  build:\n    dockerfile: Dockerfile\n")},
+		"kit/Dockerfile":          {Data: []byte("FROM alpine:3.20\nCOPY tool /usr/local/bin/tool\n")},
+		"kit/tool":                link("build/tool"),
+		"kit/files/home/.gitconf": link("missing/gitconfig"),
+	}
+	res, err := Migrate(context.Background(), fsys, "kit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n Note) bool {
+		return n.Code == "carried-link" && n.Action && strings.HasSuffix(n.Pos.File, ".gitconf")
+	}) {
+		t.Errorf("no carried-link action for the dangling link: %v", res.Notes)
+	}
+}
