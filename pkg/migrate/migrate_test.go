@@ -20,7 +20,7 @@ import (
 
 // rows are the golden cases: one directory per mapping row, holding the
 // v2 kit (v2/), the expected v3 files (want/) and the report.
-func rows(t *testing.T) []string {
+func rows(t testing.TB) []string {
 	t.Helper()
 	entries, err := os.ReadDir("testdata")
 	if err != nil {
