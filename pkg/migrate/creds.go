@@ -115,6 +115,10 @@ func (m *migrator) credentialPhases() bool {
 			}
 		}
 		if len(readers) == 0 {
+			if m.hasInstall {
+				m.note(c.v2, c.field, "credential-phase", "the credential is available at runtime only: no install hook's script names $"+c.name+
+					"; if one of its programs reads it anyway (gh reads GH_TOKEN), add install to the credential's phase and the hook's env")
+			}
 			continue
 		}
 		var missing []string

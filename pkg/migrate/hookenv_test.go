@@ -101,3 +101,17 @@ setup:
 		t.Error("NeedsHuman() = false for an output lint finds an error in")
 	}
 }
+
+// TestHookProxyEnvStagedScript: a hook that runs a script the recipe
+// copies from the kit is judged on that script.
+func TestHookProxyEnvStagedScript(t *testing.T) {
+	src := workloadSpec + "  build:\n    dockerfile: Dockerfile\nsetup:\n  install:\n    - command: bash /opt/kit/setup.sh\n    - command: bash /opt/kit/quiet.sh\n"
+	res := migrateSpec(t, src,
+		"Dockerfile", "FROM alpine:3.20\nCOPY scripts/ /opt/kit/\n",
+		"scripts/setup.sh", "#!/bin/sh\ncurl -fsSL https://example.org/tool -o /usr/local/bin/tool\n",
+		"scripts/quiet.sh", "#!/bin/sh\necho quiet\n")
+	got := hookEnvs(t, res)["install"]
+	if len(got) != 2 || !slices.Equal(got[0], []string{"HTTP_PROXY", "HTTPS_PROXY"}) || len(got[1]) != 0 {
+		t.Errorf("install envs = %v, want [[HTTP_PROXY HTTPS_PROXY] []]", got)
+	}
+}
