@@ -302,12 +302,15 @@ func samePath(a, b string) bool {
 // first, so an interruption (ctx done) before the last one leaves nothing
 // written, then renames them all into place.
 func apply(ctx context.Context, ws []write) error {
-	var temps []string
+	var temps, made []string // made: directories created, outermost first
 	cleanup := func() {
 		for _, t := range temps {
 			if t != "" {
 				os.Remove(t)
 			}
+		}
+		for i := len(made) - 1; i >= 0; i-- {
+			os.Remove(made[i]) // only when empty
 		}
 	}
 	for _, w := range ws {
@@ -319,6 +322,7 @@ func apply(ctx context.Context, ws []write) error {
 			temps = append(temps, "")
 			continue
 		}
+		made = append(made, missingDirs(filepath.Dir(w.path))...)
 		if err := os.MkdirAll(filepath.Dir(w.path), 0o755); err != nil {
 			cleanup()
 			return usageErrorf("writing %s: %v", w.path, err)
@@ -361,6 +365,19 @@ func apply(ctx context.Context, ws []write) error {
 		}
 	}
 	return nil
+}
+
+// missingDirs returns dir and its parents that do not exist yet,
+// outermost first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		out = append([]string{d}, out...)
+	}
+	return out
 }
 
 // printDiff prints each planned write as a unified diff against what is

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -186,4 +187,35 @@ func TestMigrateJSONErrorDocument(t *testing.T) {
 	if !strings.Contains(stderr, "v1 kit") {
 		t.Errorf("stderr lacks the error: %s", stderr)
 	}
+}
+
+// TestMigrateApplyInterrupted: apply stopped by its context leaves
+// nothing behind, not even the directories it made.
+func TestMigrateApplyInterrupted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "v3")
+	ctx, cancel := context.WithCancel(context.Background())
+	ws := []write{{path: filepath.Join(out, "a.yaml"), data: []byte("a\n")}, {path: filepath.Join(out, "files", "home", "x"), data: []byte("x\n")}}
+	// cancel once the first file is staged: a context that reports done on
+	// its second look
+	stopping := &countingCtx{Context: ctx, after: 2, cancel: cancel}
+	if err := apply(stopping, ws); !errors.Is(err, context.Canceled) {
+		t.Fatalf("apply = %v, want context.Canceled", err)
+	}
+	if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is left behind (%v)", out, err)
+	}
+}
+
+// countingCtx cancels itself the after-th time Err is called.
+type countingCtx struct {
+	context.Context
+	after, n int
+	cancel   func()
+}
+
+func (c *countingCtx) Err() error {
+	if c.n++; c.n >= c.after {
+		c.cancel()
+	}
+	return c.Context.Err()
 }
