@@ -179,14 +179,21 @@ func migrateKit(ctx context.Context, dir, outDir string) (*migrate.Result, error
 	if err != nil {
 		return nil, err
 	}
+	return migrateFS(ctx, root.FS(), root.Close, dir, outDir)
+}
+
+// migrateFS migrates the kit fsys holds at its root, in a goroutine the
+// caller does not wait for once ctx is done; release is called when the
+// migration ends.
+func migrateFS(ctx context.Context, fsys fs.FS, release func() error, dir, outDir string) (*migrate.Result, error) {
 	type outcome struct {
 		res *migrate.Result
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		defer root.Close()
-		res, err := migrate.Migrate(ctx, root.FS(), ".", migrate.WithDisplayDir(dir), migrate.WithOutputDir(outDir))
+		defer release()
+		res, err := migrate.Migrate(ctx, fsys, ".", migrate.WithDisplayDir(dir), migrate.WithOutputDir(outDir))
 		done <- outcome{res, err}
 	}()
 	select {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -224,4 +225,40 @@ func (c *countingCtx) Err() error {
 		c.cancel()
 	}
 	return c.Context.Err()
+}
+
+// stuckFS is a file system whose every call blocks until unblock is
+// closed, as a read of a FIFO or a hung network mount does.
+type stuckFS struct{ unblock chan struct{} }
+
+func (s stuckFS) Open(name string) (fs.File, error) {
+	<-s.unblock
+	return nil, fs.ErrNotExist
+}
+
+// TestMigrateStopsWhileStuck: the first interrupt stops migrate even while
+// a read of the kit is stuck.
+func TestMigrateStopsWhileStuck(t *testing.T) {
+	s := stuckFS{unblock: make(chan struct{})}
+	defer close(s.unblock)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := migrateFS(ctx, s, func() error { return nil }, "kit", "kit")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("returned before the interrupt: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("still running a second after the interrupt")
+	}
 }
