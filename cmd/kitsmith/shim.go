@@ -65,7 +65,7 @@ func runShim(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		// The hook's environment is this process's own, passed through.
 		sctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 		defer stop()
-		shim.Exec(sctx, *nonce, walk, fs.Args(), os.Stdout, os.Stderr)
+		shim.Exec(sctx, *nonce, walk, fs.Args(), os.Stdout)
 		return nil
 	}
 	return usageErrorf("__shim: unknown %q", args[0])

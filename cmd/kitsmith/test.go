@@ -133,7 +133,7 @@ func (o *testOptions) run(ctx context.Context, ro *rootOptions, stdout, stderr i
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	kit, err := o.member(ctx, solver, input, platform, tmp)
+	kit, err := o.member(ctx, solver, stderr, input, platform, tmp)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (o *testOptions) run(ctx context.Context, ro *rootOptions, stdout, stderr i
 
 // member builds a kit source for platform into a layout under tmp, or
 // opens a published kit.
-func (o *testOptions) member(ctx context.Context, s build.Solver, input string, platform v1.Platform, tmp string) (emulator.Member, error) {
+func (o *testOptions) member(ctx context.Context, s build.Solver, errOut io.Writer, input string, platform v1.Platform, tmp string) (emulator.Member, error) {
 	if _, err := os.Stat(input); err != nil {
 		a, err := o.registryFlags.open(ctx, input)
 		if err != nil {
@@ -198,7 +198,7 @@ func (o *testOptions) member(ctx context.Context, s build.Solver, input string, 
 		return emulator.Member{}, err
 	}
 	if _, err := build.Build(ctx, s, k, build.Options{Platforms: []string{platform.OS + "/" + platform.Architecture}, Outputs: []build.Output{out}}, nil); err != nil {
-		return emulator.Member{}, err
+		return emulator.Member{}, buildError(errOut, k, err)
 	}
 	a, err := artifact.Open(ctx, out.Reference())
 	if err != nil {

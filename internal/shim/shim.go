@@ -154,9 +154,12 @@ func transparent(conn net.Conn, socket string, n *names) {
 	if !ok {
 		return
 	}
+	// A fake address names the host it was resolved from; any other
+	// address is a direct connection to an address, which the proxy
+	// judges (and refuses) as written.
 	name, ok := n.name(local.IP)
 	if !ok {
-		return
+		name = local.IP.String()
 	}
 	target := net.JoinHostPort(name, strconv.Itoa(local.Port))
 	up, err := net.DialTimeout("unix", socket, 5*time.Second)
@@ -229,15 +232,17 @@ const (
 	maxFiles = 100
 )
 
-// Exec runs argv with the wrapper's own environment, records its result
-// after marker+nonce on stderr, and returns 0 whatever the hook did.
-func Exec(ctx context.Context, nonce string, roots, argv []string, stdout, stderr io.Writer) int {
+// Exec runs argv with the wrapper's own environment, its standard output
+// and error both on out (one stream keeps their order, and the result
+// line after them), then writes the result line to out and returns 0
+// whatever the hook did.
+func Exec(ctx context.Context, nonce string, roots, argv []string, out io.Writer) int {
 	before, cut1 := snapshot(roots)
 	r := shimproto.Result{Env: os.Environ()}
 	sort.Strings(r.Env)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, out, out
 	err := cmd.Run()
 	r.DurationMS = time.Since(start).Milliseconds()
 	var ee *exec.ExitError
@@ -254,7 +259,7 @@ func Exec(ctx context.Context, nonce string, roots, argv []string, stdout, stder
 	after, cut2 := snapshot(roots)
 	r.Added, r.Changed, r.Removed, r.FilesTruncated = compare(before, after)
 	r.FilesTruncated = r.FilesTruncated || cut1 || cut2
-	io.WriteString(stderr, shimproto.Line(nonce, r))
+	io.WriteString(out, shimproto.Line(nonce, r))
 	return 0
 }
 

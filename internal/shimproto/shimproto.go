@@ -17,7 +17,7 @@ import (
 // for a transparent connection, so the proxy can label the path.
 const PathHeader = "X-Kitsmith-Path"
 
-// Marker opens the wrapper's result line on standard error; the run's
+// Marker opens the wrapper's result line on its output; the run's
 // nonce follows it.
 const Marker = "\x00kitsmith-shim-result "
 
@@ -47,19 +47,19 @@ func Line(nonce string, r Result) string {
 	return "\n" + Marker + nonce + " " + string(b) + "\n"
 }
 
-// ParseResult finds the result line of nonce in a hook's captured
-// standard error and returns the standard error without it.
-func ParseResult(stderr []byte, nonce string) (Result, []byte, error) {
+// ParseResult finds the result line of nonce in a hook's captured output
+// and returns the output without it.
+func ParseResult(output []byte, nonce string) (Result, []byte, error) {
 	tag := "\n" + Marker + nonce + " "
-	s := string(stderr)
+	s := string(output)
 	i := strings.LastIndex(s, tag)
 	if i < 0 {
-		return Result{}, stderr, errors.New("the hook wrapper recorded no result")
+		return Result{}, output, errors.New("the hook wrapper recorded no result")
 	}
 	line, _, _ := strings.Cut(s[i+len(tag):], "\n")
 	var r Result
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		return Result{}, stderr, fmt.Errorf("reading the hook wrapper's result: %w", err)
+		return Result{}, output, fmt.Errorf("reading the hook wrapper's result: %w", err)
 	}
 	return r, []byte(s[:i]), nil
 }

@@ -221,6 +221,13 @@ type plan struct {
 }
 
 func newPlan(members []Member, o Options) (*plan, error) {
+	// The workload first, then the others as given: the order of
+	// 'sbx create W --kit A --kit B', which the composition order keeps
+	// among kits that do not depend on each other.
+	members = slices.Clone(members)
+	slices.SortStableFunc(members, func(a, b Member) int {
+		return cmpBool(b.Kit.Descriptor.Kind == spec.KindWorkload, a.Kit.Descriptor.Kind == spec.KindWorkload)
+	})
 	var kits []*review.Kit
 	byName := map[string]Member{}
 	exports := map[string]string{}
@@ -492,6 +499,8 @@ func (r *runner) runHook(ctx context.Context, ctr gateway.Container, hp hookPlan
 	defer r.proxy.attribute("", nil)
 	hctx, cancel := context.WithTimeout(ctx, r.opts.HookTimeout)
 	defer cancel()
+	// The wrapper writes the hook's output and then its result on its
+	// standard output; standard error carries only the wrapper's own.
 	proc, err := ctr.Start(hctx, gateway.StartRequest{Args: args, Env: env, User: user, Cwd: "/", Stdout: out, Stderr: out})
 	if err != nil {
 		res.Exit, res.Error = -1, "could not start: "+err.Error()
@@ -585,6 +594,16 @@ func (r *runner) scanFiles(ctx context.Context, ctr gateway.Container, rep *Repo
 			}
 		}
 	}
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func nonNil(s []string) []string {

@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +21,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/moby/buildkit/client"
 
+	"github.com/kitsmith/kitsmith/internal/testsvc/stack"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -51,34 +50,8 @@ func integration(t *testing.T) *client.Client {
 	return c
 }
 
-var (
-	shimOnce sync.Once
-	shimPath string
-	shimErr  error
-)
-
-// staticShim builds kitsmith statically once per test binary.
-func staticShim(t *testing.T) string {
-	t.Helper()
-	shimOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kitsmith-shim-")
-		if err != nil {
-			shimErr = err
-			return
-		}
-		shimPath = filepath.Join(dir, "kitsmith")
-		cmd := exec.Command("go", "build", "-o", shimPath, "github.com/kitsmith/kitsmith/cmd/kitsmith")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			shimErr = err
-			shimPath = string(out)
-		}
-	})
-	if shimErr != nil {
-		t.Fatalf("building a static kitsmith: %v\n%s", shimErr, shimPath)
-	}
-	return shimPath
-}
+// staticShim is the kitsmith binary the container runs.
+func staticShim(t *testing.T) string { return stack.StaticKitsmith(t) }
 
 // busyboxImage is a workload root filesystem made in-process from
 // Debian's busybox-static: the applets a hook needs, root and an agent
