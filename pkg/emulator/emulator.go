@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/containerd/containerd/v2/core/content"
-	"github.com/containerd/containerd/v2/plugins/content/local"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/moby/buildkit/client"
 	"github.com/moby/buildkit/client/llb"
@@ -141,10 +140,7 @@ func Run(ctx context.Context, s build.Solver, members []Member, o Options) (*Rep
 	if err != nil {
 		return nil, fmt.Errorf("writing the composed image: %w", err)
 	}
-	store, err := local.NewStore(layout)
-	if err != nil {
-		return nil, fmt.Errorf("opening the composed image: %w", err)
-	}
+	store := layoutStore{dir: layout}
 
 	px := newProxy(plan.policy, o.Dial)
 	sock := filepath.Join(tmp, "p.sock")

@@ -28,7 +28,7 @@ import (
 
 // integration returns a BuildKit client for the daemon the suite starts,
 // or skips when the integration suite is not asked for.
-func integration(t *testing.T) *client.Client {
+func integration(t testing.TB) *client.Client {
 	t.Helper()
 	if os.Getenv("KITSMITH_INTEGRATION") == "" {
 		t.Skip("set KITSMITH_INTEGRATION=1 (scripts/test.sh does) to run against buildkitd")
@@ -51,12 +51,12 @@ func integration(t *testing.T) *client.Client {
 }
 
 // staticShim is the kitsmith binary the container runs.
-func staticShim(t *testing.T) string { return stack.StaticKitsmith(t) }
+func staticShim(t testing.TB) string { return stack.StaticKitsmith(t) }
 
 // busyboxImage is a workload root filesystem made in-process from
 // Debian's busybox-static: the applets a hook needs, root and an agent
 // user (1000), and their homes.
-func busyboxImage(t *testing.T) v1.Image {
+func busyboxImage(t testing.TB) v1.Image {
 	t.Helper()
 	bb, err := os.ReadFile("/bin/busybox")
 	if err != nil {
@@ -100,13 +100,13 @@ func busyboxImage(t *testing.T) v1.Image {
 }
 
 // emptyImage is a mixin's image with no content.
-func emptyImage(t *testing.T) v1.Image {
+func emptyImage(t testing.TB) v1.Image {
 	t.Helper()
 	return mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 }
 
 // kitOf parses and validates a descriptor, as a member of a run.
-func kitOf(t *testing.T, name, src string) *review.Kit {
+func kitOf(t testing.TB, name, src string) *review.Kit {
 	t.Helper()
 	k, err := spec.Parse(name+".yaml", []byte(src))
 	if err != nil {

@@ -52,7 +52,7 @@ capabilities:
           command: wget -q -O - http://denied.example.org/
           env: [http_proxy]
         - description: direct address
-          command: wget -q -T 5 -O - http://127.2.3.4/
+          command: printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 5 127.2.3.4 80
         - description: declared user writes a file
           user: root
           command: echo data > /root/written && id -u
