@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -137,6 +138,11 @@ type registryTarget struct {
 	opts *options
 	ref  name.Reference
 	repo name.Repository
+
+	mu sync.Mutex
+	// pushed holds the manifests Push wrote, by digest, so that Tag can
+	// put one without reading it back.
+	pushed map[v1.Hash]remote.Taggable
 }
 
 func (t *registryTarget) Head(ctx context.Context) (v1.Descriptor, error) {
@@ -168,6 +174,12 @@ func (t *registryTarget) Push(ctx context.Context, a *Artifact) (v1.Descriptor, 
 	if err != nil {
 		return v1.Descriptor{}, fmt.Errorf("pushing to %s: %w", t.ref, classifyRegistryError(pinned, err))
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pushed == nil {
+		t.pushed = map[v1.Hash]remote.Taggable{}
+	}
+	t.pushed[d.Digest] = a.taggable()
 	return d, nil
 }
 
@@ -178,6 +190,13 @@ func (t *registryTarget) Tag(ctx context.Context, d v1.Descriptor) error {
 	}
 	ctx, cancel := t.opts.operation(ctx)
 	defer cancel()
+	t.mu.Lock()
+	m, ok := t.pushed[d.Digest]
+	t.mu.Unlock()
+	if ok {
+		// Pushed through this target: the manifest is at hand.
+		return t.put(ctx, tag, m)
+	}
 	pinned := t.repo.Digest(d.Digest.String())
 	m, err := remote.Get(pinned, t.opts.remoteOptions(ctx)...)
 	if err != nil {
