@@ -92,11 +92,14 @@ type Options struct {
 	// lint.SeverityError.
 	FailLevel lint.Severity
 	// Lint are extra lint options for every kit; the kit's .kitsmith.yaml
-	// (found from its directory upwards) always applies.
+	// (found from its directory upwards, lint.WithKitConfig) always
+	// applies, so lint.WithConfig is refused (lint.ErrConfigConflict).
 	Lint []lint.Option
 	// Build configures the build; Outputs must be empty (Run pushes). A
-	// nil SourceDateEpoch means, per kit, the committer time of the last
-	// commit touching the kit directory (as kitsmith build takes it), else 0.
+	// nil SourceDateEpoch means, per kit, what build.SourceDateEpoch
+	// resolves without an environment value (as kitsmith build takes it):
+	// the committer time of the last commit touching the kit directory,
+	// else nil (0, without a created annotation).
 	Build build.Options
 	// Jobs is how many kits are published at once. Zero means
 	// runtime.NumCPU().

@@ -13,7 +13,6 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/kitsmith/kitsmith/internal/gitdate"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
@@ -206,19 +205,7 @@ func (r *kitRun) validate(ctx context.Context) error {
 }
 
 func (r *kitRun) lint(ctx context.Context) error {
-	lo := []lint.Option{}
-	cfgPath, err := lint.FindConfig(r.k.Dir)
-	if err != nil {
-		return fmt.Errorf("finding the lint configuration: %w", err)
-	}
-	if cfgPath != "" {
-		c, err := lint.LoadConfig(cfgPath)
-		if err != nil {
-			return err
-		}
-		lo = append(lo, lint.WithConfig(c))
-	}
-	res, err := lint.Run(ctx, []*spec.Kit{r.k}, append(lo, r.opts.Lint...)...)
+	res, err := lint.Run(ctx, []*spec.Kit{r.k}, append([]lint.Option{lint.WithKitConfig()}, r.opts.Lint...)...)
 	if err != nil {
 		return err
 	}
@@ -242,10 +229,11 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	bo.Outputs = []build.Output{{Type: build.OutputOCI, Dest: dir}}
 	if bo.SourceDateEpoch == nil {
 		// What kitsmith build takes, so that publish builds the same digest.
-		if t, err := gitdate.LastCommit(ctx, r.k.Dir); err == nil {
-			n := t.Unix()
-			bo.SourceDateEpoch = &n
+		epoch, err := build.SourceDateEpoch(ctx, r.k, "")
+		if err != nil {
+			return err
 		}
+		bo.SourceDateEpoch = epoch
 	}
 	r.bo = bo
 	ch := make(chan progress.Event)
