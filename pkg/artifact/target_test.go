@@ -205,3 +205,30 @@ func TestLocalReferencesMakeNoRequest(t *testing.T) {
 		t.Errorf("requests to %v; want none", rt.hosts)
 	}
 }
+
+// TestIsAttestation: the one rule for "is this index entry an
+// attestation": BuildKit's marker annotation, whatever the platform.
+func TestIsAttestation(t *testing.T) {
+	marker := map[string]string{artifact.AnnotationReferenceType: artifact.ReferenceTypeAttestation}
+	unknown := &v1.Platform{OS: "unknown", Architecture: "unknown"}
+	amd64 := &v1.Platform{OS: "linux", Architecture: "amd64"}
+	tests := []struct {
+		name string
+		d    v1.Descriptor
+		want bool
+	}{
+		{"BuildKit's attestation: marker and unknown/unknown", v1.Descriptor{Platform: unknown, Annotations: marker}, true},
+		{"the marker on another platform", v1.Descriptor{Platform: amd64, Annotations: marker}, true},
+		{"the marker without a platform", v1.Descriptor{Annotations: marker}, true},
+		{"unknown/unknown without the marker", v1.Descriptor{Platform: unknown}, false},
+		{"another reference type", v1.Descriptor{Platform: unknown, Annotations: map[string]string{artifact.AnnotationReferenceType: "signature"}}, false},
+		{"a platform image", v1.Descriptor{Platform: amd64}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := artifact.IsAttestation(tt.d); got != tt.want {
+				t.Errorf("IsAttestation = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
