@@ -232,3 +232,55 @@ func TestIsAttestation(t *testing.T) {
 		})
 	}
 }
+
+// TestLayoutTargetsConcurrent: targets of one Client that tag kits and
+// attach referrers in the same layout at once (publish --tag-template
+// 'oci:DIR:{stem}' with several kits) lose no index.json entry.
+func TestLayoutTargetsConcurrent(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "layout")
+	c, err := artifact.NewClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const n = 8
+	kit := at.Mixin(t)
+	arts := make([]*artifact.Artifact, n)
+	for i := range arts {
+		arts[i] = kit.SetAnnotation("org.opencontainers.image.revision", fmt.Sprint(i)).Artifact(t)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			tg, err := c.Target(ctx, fmt.Sprintf("oci:%s:kit%d", dir, i))
+			if err == nil {
+				var d v1.Descriptor
+				if d, err = tg.Push(ctx, arts[i]); err == nil {
+					if _, err = tg.PushReferrer(ctx, d, at.Referrer(t, d, at.BundleType, []byte(`{}`))); err == nil {
+						err = tg.Tag(ctx, d)
+					}
+				}
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	tags, referrers := 0, 0
+	for _, e := range readIndex(t, dir).Manifests {
+		if e.ArtifactType == at.BundleType {
+			referrers++
+		} else if e.Annotations[artifact.AnnotationRefName] != "" {
+			tags++
+		}
+	}
+	if tags != n || referrers != n {
+		t.Errorf("index.json holds %d tagged kits and %d referrers; want %d of each", tags, referrers, n)
+	}
+}
