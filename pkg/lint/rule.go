@@ -97,7 +97,7 @@ func HelpURI(id string) string {
 
 // SpecPrefix starts the IDs of findings that report specification errors:
 // "spec/<code>", where <code> is the spec.Error Code.
-const SpecPrefix = "spec/"
+const SpecPrefix = spec.RulePrefix
 
 // IsSpecRule reports whether id is a spec/<code> ID.
 func IsSpecRule(id string) bool { return strings.HasPrefix(id, SpecPrefix) }

@@ -7,16 +7,21 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
-// JSONFormatVersion is the version of the JSON format JSON writes, under
-// the key formatVersion every JSON document kitsmith writes carries. It
+// FormatVersion is the version of the JSON format JSON writes, under the
+// key formatVersion every JSON document kitsmith writes carries. It
 // changes only when a field is removed or changes meaning.
-const JSONFormatVersion = 1
+const FormatVersion = 1
 
-// JSONSchemaVersion is the old name of JSONFormatVersion.
+// JSONFormatVersion is the old name of FormatVersion.
 //
-// Deprecated: use JSONFormatVersion; the schemaVersion key it named is
+// Deprecated: use FormatVersion.
+const JSONFormatVersion = FormatVersion
+
+// JSONSchemaVersion is the older name of FormatVersion.
+//
+// Deprecated: use FormatVersion; the schemaVersion key it named is
 // written one more release beside formatVersion.
-const JSONSchemaVersion = JSONFormatVersion
+const JSONSchemaVersion = FormatVersion
 
 // JSON writes the lint result as one JSON document:
 //
@@ -61,7 +66,7 @@ type jsonSummary struct {
 
 // Format implements Formatter.
 func (JSON) Format(w io.Writer, r *lint.Result) error {
-	doc := jsonDoc{FormatVersion: JSONFormatVersion, SchemaVersion: JSONFormatVersion, Findings: []jsonFinding{}, Summary: jsonSummary{
+	doc := jsonDoc{FormatVersion: FormatVersion, SchemaVersion: FormatVersion, Findings: []jsonFinding{}, Summary: jsonSummary{
 		Kits: len(r.Kits), Errors: r.Count(lint.SeverityError), Warnings: r.Count(lint.SeverityWarning), Info: r.Count(lint.SeverityInfo),
 	}}
 	for _, f := range r.Findings {
