@@ -96,7 +96,8 @@ func check(t *testing.T, dir string, r rules) []violation {
 
 func load(t *testing.T, dir string, mode packages.LoadMode) []*packages.Package {
 	t.Helper()
-	pkgs, err := packages.Load(&packages.Config{Mode: mode, Dir: dir}, "./...")
+	// The test tools under internal/cmd build only with kitsmith_testtools.
+	pkgs, err := packages.Load(&packages.Config{Mode: mode, Dir: dir, BuildFlags: []string{"-tags=kitsmith_testtools"}}, "./...")
 	if err != nil {
 		t.Fatalf("loading packages in %s: %v", dir, err)
 	}

@@ -266,9 +266,14 @@ func run(ctx context.Context, kits []*spec.Kit, o *options) (*Result, error) {
 // lintKit validates k, runs the rules and applies configuration and
 // suppressions.
 func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
-	raw := specFindings(k)
+	var in *Input
 	if k.Descriptor != nil {
-		in := NewInput(k)
+		in = NewInput(k)
+	} else {
+		in = &Input{Kit: k, sources: k.SourceFiles(), cached: map[string]bool{}}
+	}
+	raw := specFindings(k, in)
+	if k.Descriptor != nil {
 		in.registries = o.inferred
 		for _, r := range rules {
 			if r.Check == nil {
@@ -311,8 +316,9 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
 	return out
 }
 
-// specFindings reports the kit's specification errors and warnings.
-func specFindings(k *spec.Kit) []*Finding {
+// specFindings reports the kit's specification errors and warnings, with
+// the fixes they propose.
+func specFindings(k *spec.Kit, in *Input) []*Finding {
 	var out []*Finding
 	rep := k.Validate()
 	for _, list := range []struct {
@@ -324,7 +330,7 @@ func specFindings(k *spec.Kit) []*Finding {
 			if r.Start.File == "" {
 				r.Start.File = k.Path
 			}
-			out = append(out, &Finding{RuleID: SpecPrefix + e.Code, Severity: list.sev, Range: r, Message: e.Msg})
+			out = append(out, &Finding{RuleID: SpecPrefix + e.Code, Severity: list.sev, Range: r, Message: e.Msg, Fixes: in.specFix(e)})
 		}
 	}
 	return out
@@ -355,7 +361,7 @@ func suppressionFindings(s *suppression, k *spec.Kit, o *options) []*Finding {
 			msg = fmt.Sprintf("kitsmith:ignore names %s %q, so it silences nothing%s", ErrUnknownRule, id, suggestRule(o.reg, id))
 		}
 		out = append(out, &Finding{RuleID: UnusedSuppression.ID, Severity: o.config.severity(UnusedSuppression.ID, UnusedSuppression.Severity),
-			Range: rng, Message: msg, Fix: UnusedSuppression.Fix, Kit: k.Path})
+			Range: rng, Message: msg, Fix: UnusedSuppression.Fix, Kit: k.Path, Fixes: suppressionFix(k, s)})
 	}
 	return out
 }

@@ -20,6 +20,15 @@ type LoadOption func(*loadOptions)
 type loadOptions struct {
 	displayDir string
 	dirName    string
+	overlay    map[string][]byte
+}
+
+// WithOverlay makes the files named in files (by display path, as
+// Kit.Path and positions name them) read as the bytes given instead of
+// their content on disk: an editor's unsaved buffer, or a fix not yet
+// written. A file must exist on disk to be overlaid.
+func WithOverlay(files map[string][]byte) LoadOption {
+	return func(o *loadOptions) { o.overlay = files }
 }
 
 // WithDisplayDir sets the directory that display paths (Kit.Path, error
@@ -85,6 +94,9 @@ func Load(fsys fs.FS, name string, opts ...LoadOption) (*Kit, error) {
 		opt(&o)
 	}
 	name = path.Clean(name)
+	if len(o.overlay) > 0 {
+		fsys = o.overlaid(fsys)
+	}
 	fi, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("loading kit %s: %w", o.display(name), err)
