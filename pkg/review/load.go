@@ -83,7 +83,7 @@ func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 // does not resolve is a *SourceError.
 func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) {
 	if rep := src.Validate(); !rep.OK() {
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	kits, err := setKits(ctx, src, o)
 	if err != nil {
@@ -98,7 +98,7 @@ func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) 
 		for _, p := range r.Problems {
 			rep.Errors = append(rep.Errors, &spec.Error{Range: src.KeyPosOf("kits"), Field: "kits", Ref: p.ID, Msg: p.Message})
 		}
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	listed := kits[:len(kits)-1]
 	kind, digests := spec.KindMixin, make([]string, len(listed))
@@ -112,7 +112,7 @@ func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) 
 	}
 	own, rep := src.PublishSet(kind, digests, o.BuildArgs)
 	if own == nil {
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	order, err := spec.DependencyOrder(cs)
 	if err != nil {
