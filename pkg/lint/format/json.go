@@ -60,7 +60,7 @@ type jsonFinding struct {
 	EndColumn int       `json:"endColumn,omitempty"`
 	Fix       string    `json:"fix,omitempty"`
 	Kit       string    `json:"kit"`
-	HelpURI   string    `json:"helpUri"`
+	HelpURI   string    `json:"helpUri,omitempty"`
 	Fixes     []jsonFix `json:"fixes,omitempty"`
 }
 
@@ -106,12 +106,20 @@ func (JSON) Format(w io.Writer, r *lint.Result) error {
 	doc := jsonDoc{FormatVersion: FormatVersion, SchemaVersion: FormatVersion, Findings: []jsonFinding{}, Summary: jsonSummary{
 		Kits: len(r.Kits), Errors: r.Count(lint.SeverityError), Warnings: r.Count(lint.SeverityWarning), Info: r.Count(lint.SeverityInfo),
 	}}
+	rules := map[string]*lint.Rule{}
+	for _, rule := range r.Rules {
+		rules[rule.ID] = rule
+	}
 	for _, f := range r.Findings {
 		start, end := f.Range.Start, f.Range.End
+		help := lint.HelpURI(f.RuleID)
+		if rule := rules[f.RuleID]; rule != nil {
+			help = rule.HelpURI()
+		}
 		doc.Findings = append(doc.Findings, jsonFinding{
 			Rule: f.RuleID, Severity: f.Severity.String(), Message: f.Message,
 			File: start.File, Line: start.Line, Column: start.Col, EndLine: end.Line, EndColumn: end.Col,
-			Fix: f.Fix, Kit: f.Kit, HelpURI: lint.HelpURI(f.RuleID), Fixes: jsonFixes(f.Fixes),
+			Fix: f.Fix, Kit: f.Kit, HelpURI: help, Fixes: jsonFixes(f.Fixes),
 		})
 	}
 	enc := json.NewEncoder(w)
