@@ -323,7 +323,7 @@ func (r *kitRun) checkTag(ctx context.Context) error {
 		r.res.Unchanged = true
 		return nil
 	case d.Digest != r.res.Index.Digest && !r.opts.Force:
-		return fmt.Errorf("%w: %s is %s, this build is %s; publish under another tag, or move it with --force", ErrTagExists, r.res.Reference, d.Digest, r.res.Index.Digest)
+		return fmt.Errorf("%w: %s is %s, this build is %s; publish under another tag, or move it with Options.Force", ErrTagExists, r.res.Reference, d.Digest, r.res.Index.Digest)
 	}
 	return nil
 }
