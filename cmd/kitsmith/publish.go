@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -145,6 +146,11 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 	if o.tag == "" && o.tagTemplate == "" { // before the signer reaches out to Sigstore
 		return po, usageErrorf("publish needs --tag REF for one kit, or --tag-template 'REGISTRY/kits/{stem}:{version}' for several")
 	}
+	if o.tag != "" {
+		if err := publish.CheckReference(o.tag); err != nil {
+			return po, usageErrorf("--tag: %v", err)
+		}
+	}
 	if o.jobs < 0 {
 		return po, usageErrorf("--jobs must be at least 1 (or 0 for the number of CPUs), not %d", o.jobs)
 	}
@@ -233,6 +239,9 @@ func (o *publishOptions) run(ctx context.Context, ro *rootOptions, out, errOut i
 			len(failed), len(res.Kits), plural(len(res.Kits)), pronoun(len(failed)), strings.Join(names, "; "))
 		if hint := accessHint(errs); hint != "" {
 			return asUsage(err, hint) // the registry could not be used: exit 2, as in every command
+		}
+		if errors.Is(errors.Join(errs...), publish.ErrTagExists) {
+			err = fmt.Errorf("%w\nhint: --force moves an existing tag to the new digest", err)
 		}
 		return &exitError{code: exitFindings, err: err}
 	}

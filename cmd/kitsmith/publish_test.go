@@ -124,7 +124,7 @@ func TestPublishExistingTag(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runPublish(t, e, "--unsigned", "-t", ref, "../../pkg/publish/testdata/good")
-	if code != 1 || !strings.Contains(stdout, "at tag") || !strings.Contains(stdout, "--force") {
+	if code != 1 || !strings.Contains(stdout, "at tag") || !strings.Contains(stderr, "hint: --force moves an existing tag") {
 		t.Errorf("refusal: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if d, _ := artifact.Head(context.Background(), ref); d.Digest != before.Digest {
@@ -221,5 +221,21 @@ func TestPublishLayout(t *testing.T) {
 	stdout, stderr, code = runCLI(t, "verify", "--key", pubFile, "--insecure-ignore-tlog", signed)
 	if code != exitOK || !strings.Contains(stdout, "accepted sha256:") {
 		t.Errorf("verify the layout publish wrote: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPublishRefusesReferences: a --tag that cannot be published to is a
+// usage error naming the flag, before anything is built or signed.
+func TestPublishRefusesReferences(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ tag, want string }{
+		{"oci-archive:" + filepath.Join(dir, "kit.tar"), "is an archive, which is read-only"},
+		{"docker://127.0.0.1:1/kits/gh:1", `starts with "docker:"`},
+		{"dir:" + dir, `starts with "dir:"`},
+	} {
+		stdout, stderr, code := runPublish(t, env{"SOURCE_DATE_EPOCH": "0"}, "--unsigned", "-t", tt.tag, "../../kits/outside")
+		if code != exitUsage || !strings.Contains(stderr, "--tag: ") || !strings.Contains(stderr, tt.want) || stdout != "" {
+			t.Errorf("--tag %s: exit %d, want 2 saying --tag ... %q\nstdout:\n%s\nstderr:\n%s", tt.tag, code, tt.want, stdout, stderr)
+		}
 	}
 }
