@@ -11,6 +11,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/internal/version"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint/format"
 	"github.com/kitsmith/kitsmith/pkg/migrate"
@@ -42,7 +43,7 @@ func TestJSONFormatVersion(t *testing.T) {
 		{name: "validate", args: []string{"validate", "--format", "json", specTestdata + "/valid/groups"}, want: spec.FormatVersion},
 		{name: "lint", args: []string{"lint", "--format", "json", specTestdata + "/valid/groups"}, want: format.FormatVersion, old: true},
 		{name: "inspect", args: []string{"inspect", "--format", "json", "oci:" + kits.dir + "/tool"}, want: artifact.FormatVersion},
-		{name: "check", args: []string{"check", "--format", "json", "oci:" + kits.dir + "/tool"}, want: 1},
+		{name: "check", args: []string{"check", "--format", "json", "oci:" + kits.dir + "/tool"}, want: conform.FormatVersion},
 		{name: "version", args: []string{"version", "--format", "json"}, want: version.FormatVersion},
 		{name: "migrate", args: []string{"migrate", "--format", "json", v2}, want: migrate.FormatVersion},
 		{name: "verify", args: sf.verifyArgs("--format", "json", "--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, sf.refs["layout"]), want: sign.FormatVersion},

@@ -1,4 +1,4 @@
-package artifact
+package conform
 
 import (
 	"bufio"
@@ -9,14 +9,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // Package databases read for derived provides (SPEC-v3 §7.6), as absolute
 // paths in a workload's root filesystem.
 const (
-	DpkgStatusPath   = "/var/lib/dpkg/status"
-	ApkInstalledPath = "/lib/apk/db/installed"
+	DpkgStatusPath   = kitimage.DpkgStatusPath
+	ApkInstalledPath = kitimage.ApkInstalledPath
 )
 
 // maxDatabaseLine bounds one line of a package database: dpkg keeps long
