@@ -158,6 +158,9 @@ func checkSafeResult(t *testing.T, dir string, res *lint.FixResult) {
 			t.Errorf("fixing added spec/%s errors (%d, was %d)", code, n, was[code])
 		}
 	}
+	if len(after.Validate().Errors) > len(before.Validate().Errors) {
+		t.Errorf("fixing added errors: %v", after.Validate().Errors)
+	}
 	if before.Descriptor == nil {
 		return
 	}
