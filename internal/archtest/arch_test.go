@@ -41,6 +41,7 @@ var allow = map[string][]string{
 	"pkg/sign/signtest":         with("pkg/sign"),
 	"pkg/review":                with("pkg/spec", "pkg/artifact"),
 	"pkg/migrate":               with("pkg/spec", "pkg/lint"),
+	"pkg/lsp":                   with("pkg/spec", "pkg/lint", "schemas"),
 	"pkg/publish":               with("pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review", "internal/gitdate"),
 	"internal/archtest":         {},
 	"internal/diag":             {"internal/textsafe"},
