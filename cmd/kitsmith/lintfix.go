@@ -111,19 +111,15 @@ func (o *lintOptions) runFix(ctx context.Context, kitPaths []string, out, errOut
 
 // lintKits lints kits under the configuration that applies to each.
 func (o *lintOptions) lintKits(ctx context.Context, kits []*spec.Kit) (*lint.Result, error) {
-	groups, err := o.configGroups(kits)
+	cfg, err := o.configOption()
 	if err != nil {
 		return nil, asUsage(err, "")
 	}
-	results := make([]*lint.Result, 0, len(groups))
-	for _, g := range groups {
-		r, err := lint.Run(ctx, g.kits, lint.WithConfig(g.config), lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
-		if err != nil {
-			return nil, asUsage(err, "")
-		}
-		results = append(results, r)
+	res, err := lint.Run(ctx, kits, cfg, lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
+	if err != nil {
+		return nil, asUsage(err, "")
 	}
-	return lint.Merge(results...), nil
+	return res, nil
 }
 
 // insideKit reports whether file is a regular file (no symbolic link)

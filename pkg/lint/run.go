@@ -42,6 +42,7 @@ type Option func(*options) error
 type options struct {
 	reg        *Registry
 	config     *Config
+	kitConfig  bool
 	enable     []string
 	disable    []string
 	registries RegistryHosts
@@ -121,10 +122,19 @@ func makeOptions(opts []Option) (*options, error) {
 			return nil, err
 		}
 	}
+	if o.kitConfig && o.config != nil {
+		return nil, ErrConfigConflict
+	}
+	return o, o.resolve()
+}
+
+// resolve fills in the defaults and checks the options against each other
+// and the configuration.
+func (o *options) resolve() error {
 	if o.reg == nil {
 		reg, err := defaultRegistry()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		o.reg = reg
 	}
@@ -134,18 +144,18 @@ func makeOptions(opts []Option) (*options, error) {
 			if o.config.Path != "" {
 				where += " " + o.config.Path
 			}
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
 	if err := checkSelection(o.reg, o.enable, o.disable, "--enable", "--disable"); err != nil {
-		return nil, err
+		return err
 	}
 	var configured RegistryHosts
 	if o.config != nil {
 		configured = o.config.Egress.Registries
 	}
 	o.inferred = resolveRegistries(configured, o.registries)
-	return o, nil
+	return nil
 }
 
 // enabled reports whether rule id runs: the explicit selection first, then
@@ -224,6 +234,14 @@ func Run(ctx context.Context, kits []*spec.Kit, opts ...Option) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if o.kitConfig {
+		return runKitConfigs(ctx, kits, o)
+	}
+	return run(ctx, kits, o)
+}
+
+// run lints kits under the resolved options o.
+func run(ctx context.Context, kits []*spec.Kit, o *options) (*Result, error) {
 	res := &Result{}
 	for _, r := range append(o.reg.Rules(), MetaRules()...) {
 		if o.enabled(r.ID) {

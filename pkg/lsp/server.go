@@ -362,13 +362,7 @@ func lintSnapshot(kp string, files map[string][]byte, versions map[string]int32)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", kp, err)
 	}
-	var cfg *lint.Config
-	if p, err := lint.FindConfig(k.Dir); err == nil && p != "" {
-		if cfg, err = lint.LoadConfig(p); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	res, err := lint.Run(context.Background(), []*spec.Kit{k}, lint.WithConfig(cfg))
+	res, err := lint.Run(context.Background(), []*spec.Kit{k}, lint.WithKitConfig())
 	if err != nil {
 		return nil, fmt.Errorf("linting %s: %w", kp, err)
 	}

@@ -124,9 +124,27 @@ func (f *fakeRegistry) Head(_ context.Context, ref string) (v1.Descriptor, error
 	return d, nil
 }
 
-func (f *fakeRegistry) Store(_ context.Context, ref string) (sign.ReferrerStore, error) {
-	return &fakeStore{r: f}, nil
+// Target opens the fake target of ref: the registry's Push, Tag and Head
+// for ref, and a fakeStore.
+func (f *fakeRegistry) Target(_ context.Context, ref string) (artifact.Target, error) {
+	return &fakeTarget{fakeStore: &fakeStore{r: f}, ref: ref}, nil
 }
+
+// fakeTarget is one reference of the fake registry.
+type fakeTarget struct {
+	*fakeStore
+	ref string
+}
+
+var _ artifact.Target = (*fakeTarget)(nil)
+
+func (t *fakeTarget) Push(ctx context.Context, a *artifact.Artifact) (v1.Descriptor, error) {
+	return t.r.Push(ctx, a, t.ref)
+}
+
+func (t *fakeTarget) Tag(ctx context.Context, d v1.Descriptor) error { return t.r.Tag(ctx, t.ref, d) }
+
+func (t *fakeTarget) Head(ctx context.Context) (v1.Descriptor, error) { return t.r.Head(ctx, t.ref) }
 
 // tag returns what ref points at, and whether it exists.
 func (f *fakeRegistry) tag(ref string) (v1.Descriptor, bool) {
