@@ -235,12 +235,36 @@ func (in *Input) fix(title string, safe bool, edits ...TextEdit) []Fix {
 		}
 	}
 	f := Fix{Title: title, Safe: safe, Edits: edits}
-	if safe && in.changesSurface(f) {
+	if safe && !in.neutral && in.changesSurface(f) {
 		f.Safe = false
 		f.Title += " (unsafe: it changes the permission surface)"
 	}
 	return []Fix{f}
 }
+
+// withinNeutral returns a copy of in for building fixes that edit only the
+// config of the entry at field (the dotted path of a capability entry or
+// of something inside its config), when that entry's type grants nothing
+// whatever its config (lifecycle@1): such a fix cannot change the
+// permission surface, so the check is skipped.
+func (in *Input) withinNeutral(field string) *Input {
+	entry, _, ok := strings.Cut(field, ".config")
+	if !ok || in.Kit.Descriptor == nil {
+		return in
+	}
+	for _, e := range in.Kit.Descriptor.Entries() {
+		if e.Field() == entry && surfaceNeutralTypes[e.Type] {
+			c := *in
+			c.neutral = true
+			return &c
+		}
+	}
+	return in
+}
+
+// surfaceNeutralTypes are the types whose config spec.SurfaceOf ignores
+// (TestSurfaceNeutralTypes holds it to that).
+var surfaceNeutralTypes = map[string]bool{spec.TypeLifecycle: true}
 
 // changesSurface reports whether applying f to the kit's descriptor would
 // change its permission surface (spec.SurfaceOf). Edits to other files do

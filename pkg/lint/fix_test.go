@@ -331,3 +331,22 @@ var fixableRules = []string{
 	"arg-ref-in-comment", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
 	"missing-syntax-line", "proxy-env-override", "yaml11-boolean", "unused-suppression",
 }
+
+// TestSurfaceNeutralTypes: the fix engine skips the surface check for
+// edits inside a lifecycle@1 config because spec.SurfaceOf ignores that
+// config; if it ever stops ignoring it, this fails.
+func TestSurfaceNeutralTypes(t *testing.T) {
+	base := "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: " + spec.TypeLifecycle + "\n    config:\n      startup:\n        - command: curl https://example.com\n"
+	changed := strings.Replace(base, "        - command:", "        - env: [HTTP_PROXY, HTTPS_PROXY, SECRET]\n          user: \"0\"\n          command:", 1)
+	a, err := spec.Parse("a.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := spec.Parse("b.yaml", []byte(changed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sa, sb := spec.SurfaceOf(a.Descriptor).String(), spec.SurfaceOf(b.Descriptor).String(); sa != sb {
+		t.Fatalf("lifecycle@1 config changed the surface: %q -> %q", sa, sb)
+	}
+}
