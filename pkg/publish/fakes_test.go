@@ -348,6 +348,9 @@ func (b failingBuilder) Build(_ context.Context, _ *spec.Kit, _ build.Options, e
 // countingBuilder builds with build.Build and records how many builds
 // ran at once.
 type countingBuilder struct {
+	// overlap is how many builds each build waits (a bounded time) to see
+	// running at once, so that a loaded machine cannot serialise them.
+	overlap   int
 	mu        sync.Mutex
 	now, peak int
 }
@@ -362,6 +365,14 @@ func (b *countingBuilder) Build(ctx context.Context, k *spec.Kit, o build.Option
 		b.now--
 		b.mu.Unlock()
 	}()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b.mu.Lock()
+		seen := b.peak
+		b.mu.Unlock()
+		if seen >= b.overlap {
+			break
+		}
+	}
 	time.Sleep(20 * time.Millisecond) // let other kits try to start
 	return build.Build(ctx, nil, k, o, ev)
 }
