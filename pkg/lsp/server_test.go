@@ -157,7 +157,7 @@ func writeKit(t testing.TB, fixture, name string) (string, string) {
 			t.Fatal(err)
 		}
 		target := e.Name()
-		if strings.HasSuffix(target, ".yaml") {
+		if strings.HasSuffix(target, ".yaml") && !strings.HasSuffix(name, ".dockerfile") {
 			target = name
 		}
 		if err := os.WriteFile(filepath.Join(dir, target), b, 0o644); err != nil {
@@ -176,7 +176,11 @@ func writeKit(t testing.TB, fixture, name string) (string, string) {
 // LSP diagnostics of path (range, code, severity).
 func cliDiagnostics(t *testing.T, path string) []string {
 	t.Helper()
-	k, err := spec.LoadPath(path)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := spec.LoadPath(kitPathOf(path, text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,6 +232,7 @@ func TestDiagnosticsMatchCLI(t *testing.T) {
 		{"config honoured", "hook-env-undeclared/bad/example", "kit.yaml", "disable: [hook-env-undeclared]\n"},
 		{"proxy and host", "host-docker-internal/bad/example", "kit.yaml", ""},
 		{"comment descriptor", "proxy-env-override/bad/comment-form", "Dockerfile", ""},
+		{"companion Dockerfile", "proxy-env-override/bad/recipe-env", "recipe-env.dockerfile", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
