@@ -206,3 +206,30 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestLintFixCompanionRecipe: a fix in a companion Dockerfile (removing
+// ENV NO_PROXY, unsafe) is shown by --diff only with --unsafe-fixes, and
+// --fix --unsafe-fixes writes it there.
+func TestLintFixCompanionRecipe(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, filepath.Join("..", "..", "pkg", "lint", "testdata", "proxy-env-override", "bad", "recipe-env"), filepath.Join(dir, "recipe-env"))
+	t.Chdir(dir)
+	safe, _, _ := runCLI(t, "lint", "--diff", "recipe-env")
+	if strings.Contains(safe, "recipe-env.dockerfile") {
+		t.Errorf("--diff without --unsafe-fixes changes the recipe:\n%s", safe)
+	}
+	unsafe, _, code := runCLI(t, "lint", "--diff", "--unsafe-fixes", "recipe-env")
+	if code != exitFindings || !strings.Contains(unsafe, "+++ b/recipe-env/recipe-env.dockerfile") || !strings.Contains(unsafe, "-ENV HTTP_PROXY") {
+		t.Fatalf("--diff --unsafe-fixes exit %d:\n%s", code, unsafe)
+	}
+	if _, stderr, code := runCLI(t, "lint", "--fix", "--unsafe-fixes", "recipe-env"); code == exitUsage {
+		t.Fatalf("--fix --unsafe-fixes: %s", stderr)
+	}
+	b, err := os.ReadFile(filepath.Join("recipe-env", "recipe-env.dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "ENV HTTP_PROXY") || !strings.HasPrefix(string(b), "FROM ubuntu:24.04@sha256:") || !strings.Contains(string(b), "ENV LANG=C.UTF-8") {
+		t.Errorf("recipe after --fix --unsafe-fixes:\n%s", b)
+	}
+}

@@ -163,11 +163,11 @@ func (in *Input) specFix(e *spec.Error) []Fix {
 		if k == nil {
 			return nil
 		}
-		if ed, ok := t.replaceNode(k, quoteLike(k, e.Suggest)); ok {
+		if ed, ok := t.replaceNode(k, quoteLike(k, e.Suggest)); ok && in.validatesAsWell(ed) {
 			return in.fix(fmt.Sprintf("rename %s to %s", k.Value, e.Suggest), true, ed)
 		}
 	case (e.Code == "unknown-sandbox-type" || e.Code == "type-grammar") && e.Suggest != "":
-		if ed, ok := t.replaceScalar(e.Field, e.Suggest); ok {
+		if ed, ok := t.replaceScalar(e.Field, e.Suggest); ok && in.validatesAsWell(ed) {
 			return in.fix("write type "+e.Suggest, true, ed)
 		}
 	case e.Field == "schemaVersion":
@@ -180,6 +180,38 @@ func (in *Input) specFix(e *spec.Error) []Fix {
 		}
 	}
 	return nil
+}
+
+// validatesAsWell reports whether the descriptor with edit applied has no
+// more specification errors than it has now: a rename that makes the
+// value under it subject to a schema it breaks (i0s: renamed to kits: over
+// a null item) is no fix. Both are judged as descriptors alone.
+func (in *Input) validatesAsWell(edit TextEdit) bool {
+	k := in.Kit
+	src := in.source(k.Path)
+	if src == nil || edit.File != k.Path {
+		return false
+	}
+	after, err := ApplyEdits(src, []TextEdit{edit})
+	if err != nil {
+		return false
+	}
+	count := func(text []byte) int {
+		if k.Form == spec.FormComment {
+			y, _, ok := spec.ExtractComment(text)
+			if !ok {
+				return -1
+			}
+			text = y
+		}
+		pk, err := spec.Parse(k.Path, text)
+		if err != nil {
+			return -1
+		}
+		return len(pk.Validate().Errors)
+	}
+	was, is := count(src), count(after)
+	return is >= 0 && was >= 0 && is <= was
 }
 
 // meansThree reports a schemaVersion written as 3 in another form: 3.0,

@@ -52,6 +52,7 @@ func FuzzRun(f *testing.F) {
 // (id: renamed to kind: leaves kind empty), never one for two.
 func FuzzFix(f *testing.F) {
 	f.Add([]byte("id:"))
+	f.Add([]byte("i0s:\n-"))
 	f.Add([]byte("schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 000000000000000000/lifecycle"))
 	seeds, err := filepath.Glob("testdata/*/*/*/*.yaml")
 	if err != nil {
