@@ -177,54 +177,61 @@ func checkSafeResult(t *testing.T, dir string, res *lint.FixResult) {
 }
 
 // TestUnsafeFixesWiden proves the line between safe and unsafe on the
-// host.docker.internal fixtures: the rewrite to localhost is offered, is
-// unsafe, and review.Diff reports exactly the grant it makes live; the
-// safe fixes alone never make it.
+// fixtures of the rules whose fixes grant: the fix is offered, is unsafe,
+// the safe --fix never applies it, and review.Diff reports exactly the
+// grant it states (host.docker.internal rewritten to localhost makes a dead
+// grant live; egress-not-allowed's fix allows the host the hook contacts).
 func TestUnsafeFixesWiden(t *testing.T) {
-	dir := filepath.Join("testdata", "host-docker-internal", "bad", "example")
-	ctx := context.Background()
-	safe, err := lint.FixLoop(ctx, fixtureLint(t, dir, nil), lint.FixOptions{})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct{ rule, dir, grant string }{
+		{"host-docker-internal", filepath.Join("testdata", "host-docker-internal", "bad", "example"), "localhost"},
+		{"egress-not-allowed", filepath.Join("testdata", "egress-not-allowed", "bad", "compose"), "registry.example.org"},
 	}
-	for _, p := range safe.Applied {
-		if p.Finding.RuleID == "host-docker-internal" {
-			t.Errorf("a safe --fix applied %q", p.Fix.Title)
-		}
-	}
-	all, err := lint.FixLoop(ctx, fixtureLint(t, dir, nil), lint.FixOptions{Select: lint.AllFixes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rewrote []string
-	for _, p := range all.Applied {
-		if p.Finding.RuleID == "host-docker-internal" {
-			if p.Fix.Safe {
-				t.Errorf("fix %q is marked safe", p.Fix.Title)
+	for _, tc := range tests {
+		t.Run(tc.rule, func(t *testing.T) {
+			ctx := context.Background()
+			safe, err := lint.FixLoop(ctx, fixtureLint(t, tc.dir, nil), lint.FixOptions{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			rewrote = append(rewrote, p.Fix.Title)
-		}
-	}
-	if len(rewrote) == 0 {
-		t.Fatal("no host.docker.internal fix was applied with --unsafe-fixes")
-	}
-	before, after := loadFixed(t, dir, nil), loadFixed(t, dir, all.After)
-	rb, err := review.FromSource(before, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ra, err := review.FromSource(after, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := review.Diff(rb, ra)
-	if !d.Widened() {
-		t.Fatalf("the localhost rewrite widened nothing: %+v", d)
-	}
-	for _, w := range d.Widenings {
-		if !strings.Contains(fmt.Sprint(w), "localhost") {
-			t.Errorf("widening %+v is not the localhost grant the fix states", w)
-		}
+			for _, p := range safe.Applied {
+				if p.Finding.RuleID == tc.rule {
+					t.Errorf("a safe --fix applied %q", p.Fix.Title)
+				}
+			}
+			all, err := lint.FixLoop(ctx, fixtureLint(t, tc.dir, nil), lint.FixOptions{Select: lint.AllFixes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			applied := 0
+			for _, p := range all.Applied {
+				if p.Finding.RuleID == tc.rule {
+					if p.Fix.Safe {
+						t.Errorf("fix %q is marked safe", p.Fix.Title)
+					}
+					applied++
+				}
+			}
+			if applied == 0 {
+				t.Fatalf("no %s fix was applied with --unsafe-fixes", tc.rule)
+			}
+			rb, err := review.FromSource(loadFixed(t, tc.dir, nil), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ra, err := review.FromSource(loadFixed(t, tc.dir, all.After), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := review.Diff(rb, ra)
+			if !d.Widened() {
+				t.Fatalf("the fix widened nothing: %+v", d)
+			}
+			for _, w := range d.Widenings {
+				if !strings.Contains(fmt.Sprint(w), tc.grant) {
+					t.Errorf("widening %+v is not the %s grant the fix states", w, tc.grant)
+				}
+			}
+		})
 	}
 }
 
@@ -328,7 +335,7 @@ func TestFixKinds(t *testing.T) {
 
 // fixableRules are the rules whose fixtures must show a fix.
 var fixableRules = []string{
-	"arg-ref-in-comment", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
+	"arg-ref-in-comment", "egress-not-allowed", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
 	"missing-syntax-line", "proxy-env-override", "yaml11-boolean", "unused-suppression",
 }
 

@@ -142,6 +142,27 @@ func (in *Input) removeArgEnv(name string) []Fix {
 	return in.fix(fmt.Sprintf("stop exporting arg %s as a proxy variable", name), false, e)
 }
 
+// allowFix returns the unsafe fix adding the host a hook contacts to the
+// allow list of its phase, when the kit's network policy states that
+// phase and no deny entry refuses the host: a new grant, which is why it
+// is never safe.
+func (in *Input) allowFix(p policyView, phase string, ct contact) []Fix {
+	if p.field == "" || !p.phases[phase] {
+		return nil
+	}
+	for _, e := range p.hosts {
+		if e.Phase == phase && e.List == "deny" && hostMatches(e.Value, ct) {
+			return nil
+		}
+	}
+	host := ct.hostPort()
+	e, ok := in.tree().addToList(p.field+".config."+phase, "allow", []string{strconv.Quote(host)})
+	if !ok {
+		return nil
+	}
+	return in.fix(fmt.Sprintf("allow %s in the %s phase (a new grant)", host, phase), false, e)
+}
+
 // specFix returns the fix a specification error proposes: the key or type
 // its did-you-mean names, or schemaVersion "3" for a value that means 3.
 func (in *Input) specFix(e *spec.Error) []Fix {

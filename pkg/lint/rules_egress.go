@@ -51,6 +51,7 @@ var egressNotAllowed = &Rule{
 					}
 					seen[key] = true
 					if f, ok := pol.judge(h, phase, ct); ok {
+						f.Fixes = in.allowFix(pol, phase, ct)
 						out = append(out, f)
 					}
 				}
