@@ -335,7 +335,7 @@ func TestFixKinds(t *testing.T) {
 
 // fixableRules are the rules whose fixtures must show a fix.
 var fixableRules = []string{
-	"arg-ref-in-comment", "egress-not-allowed", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
+	"arg-ref-in-comment", "background-without-long-running", "egress-not-allowed", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
 	"missing-syntax-line", "proxy-env-override", "yaml11-boolean", "unused-suppression",
 }
 

@@ -142,6 +142,39 @@ func (in *Input) removeArgEnv(name string) []Fix {
 	return in.fix(fmt.Sprintf("stop exporting arg %s as a proxy variable", name), false, e)
 }
 
+// capabilityFix returns the unsafe fix declaring a capability entry of
+// type typ with no config: a new "- type: typ" item before the first item
+// of a block capabilities: list. A declaration changes what the runtime
+// does, so it is never safe.
+func (in *Input) capabilityFix(typ, title string) []Fix {
+	t := in.tree()
+	if t == nil {
+		return nil
+	}
+	_, seq := t.node("capabilities")
+	if seq == nil || seq.Kind != yaml.SequenceNode || seq.Style&yaml.FlowStyle != 0 || len(seq.Content) == 0 {
+		return nil
+	}
+	first := seq.Content[0]
+	if first.Line < 1 || first.Line > len(t.lines) {
+		return nil
+	}
+	text := t.lines[first.Line-1]
+	dash := string(text[:runeCol(text, first.Column)-1])
+	if strings.TrimSpace(dash) != "-" {
+		return nil
+	}
+	off := t.offset(first.Line, 1)
+	if off < 0 {
+		return nil
+	}
+	e, ok := t.insertAt(off, dash+"type: "+typ+"\n"+t.prefix(first.Line))
+	if !ok {
+		return nil
+	}
+	return in.fix(title, false, e)
+}
+
 // allowFix returns the unsafe fix adding the host a hook contacts to the
 // allow list of its phase, when the kit's network policy states that
 // phase and no deny entry refuses the host: a new grant, which is why it
