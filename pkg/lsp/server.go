@@ -256,8 +256,10 @@ func (s *server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParam
 }
 
 // kitPathOf returns the path to load the kit a document belongs to: the
-// document itself for a YAML descriptor or a comment descriptor, else the
-// directory whose kit reads it as its recipe; "" when it belongs to none.
+// document itself for a YAML descriptor (one whose first line names the
+// kit frontend, or the descriptor its directory's kit is found by) or a
+// comment descriptor, else the directory whose kit reads it as its
+// recipe; "" when it belongs to none (a compose file, .kitsmith.yaml).
 func kitPathOf(path string, text []byte) string {
 	base := filepath.Base(path)
 	ext := strings.ToLower(filepath.Ext(base))
@@ -265,7 +267,15 @@ func kitPathOf(path string, text []byte) string {
 	case base == lint.ConfigFile:
 		return ""
 	case ext == ".yaml" || ext == ".yml":
-		return path
+		first, _, _ := strings.Cut(string(text), "\n")
+		if strings.HasPrefix(first, "# syntax=") && strings.Contains(first, "-kit") {
+			return path
+		}
+		dir := filepath.Dir(path)
+		if found, err := spec.Locate(os.DirFS(dir), ".", filepath.Base(dir)); err == nil && found == base {
+			return path
+		}
+		return ""
 	case isCommentDescriptor(text):
 		return path
 	}

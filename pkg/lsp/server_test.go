@@ -259,6 +259,32 @@ func TestDiagnosticsMatchCLI(t *testing.T) {
 	}
 }
 
+// TestNotAKit: a YAML file that is no descriptor (a compose file beside
+// a kit) gets no diagnostics, while the kit's descriptor does.
+func TestNotAKit(t *testing.T) {
+	path, text := writeKit(t, "hook-env-undeclared/bad/example", "kit.yaml")
+	compose := filepath.Join(filepath.Dir(path), "compose.yaml")
+	if err := os.WriteFile(compose, []byte("services:\n  app: {image: alpine}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := kitPathOf(compose, []byte("services:\n")); got != "" {
+		t.Errorf("kitPathOf(compose.yaml) = %q, want none", got)
+	}
+	c := newClient(t, Options{Debounce: 10 * time.Millisecond})
+	c.open(compose, "services:\n  app: {image: alpine}\n", 1)
+	uri := c.open(path, text, 1)
+	if len(c.waitDiagnostics(uri, 1).Diagnostics) == 0 {
+		t.Error("the descriptor has no diagnostics")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.diags {
+		if p.URI == pathURI(compose) && len(p.Diagnostics) > 0 {
+			t.Errorf("diagnostics for a compose file: %v", published(p))
+		}
+	}
+}
+
 // TestStaleResultsNeverShown: changes in quick succession are linted
 // once, for the last version; no diagnostics of an older version are
 // published after a newer one was received, and an unsaved edit is
