@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,7 +80,7 @@ func (o *lintOptions) runFix(ctx context.Context, kitPaths []string, out, errOut
 	res, err := lint.FixLoop(ctx, lintf, lint.FixOptions{Select: o.selection(), MaxPasses: o.maxPasses,
 		Writable: func(file string) bool { return insideKit(file, kitDirs) }})
 	if err != nil {
-		if _, ok := err.(*usageError); ok {
+		if ue := (*usageError)(nil); errors.As(err, &ue) {
 			return err
 		}
 		return asUsage(err, "")
@@ -117,7 +118,7 @@ func (o *lintOptions) lintKits(ctx context.Context, kits []*spec.Kit) (*lint.Res
 	}
 	res, err := lint.Run(ctx, kits, cfg, lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
 	if err != nil {
-		return nil, asUsage(err, "")
+		return nil, lintRunError(err)
 	}
 	return res, nil
 }
