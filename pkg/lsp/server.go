@@ -237,10 +237,31 @@ func (s *server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 }
 
 func (s *server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
-	if path, err := uriPath(p.TextDocument.URI); err == nil {
-		s.schedule(path, true)
+	path, err := uriPath(p.TextDocument.URI)
+	if err != nil {
+		return nil
 	}
+	if filepath.Base(path) == lint.ConfigFile {
+		s.relintAll() // a saved configuration applies to every kit below it
+		return nil
+	}
+	s.schedule(path, true)
 	return nil
+}
+
+// relintAll lints every open kit again at once.
+func (s *server) relintAll() {
+	s.mu.Lock()
+	paths := make([]string, 0, len(s.owner))
+	for p := range s.owner {
+		if _, open := s.docs[p]; open {
+			paths = append(paths, p)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range paths {
+		s.schedule(p, true)
+	}
 }
 
 func (s *server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {

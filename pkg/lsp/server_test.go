@@ -285,6 +285,28 @@ func TestNotAKit(t *testing.T) {
 	}
 }
 
+// TestConfigSaveRelints: saving .kitsmith.yaml lints the open kits again
+// under it.
+func TestConfigSaveRelints(t *testing.T) {
+	path, text := writeKit(t, "hook-env-undeclared/bad/example", "kit.yaml")
+	c := newClient(t, Options{Debounce: 10 * time.Millisecond})
+	uri := c.open(path, text, 1)
+	if len(c.waitDiagnostics(uri, 1).Diagnostics) == 0 {
+		t.Fatal("no diagnostics before the configuration")
+	}
+	cfg := filepath.Join(filepath.Dir(path), ".kitsmith.yaml")
+	if err := os.WriteFile(cfg, []byte("disable: [hook-env-undeclared, missing-metadata]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.notify(protocol.MethodTextDocumentDidSave, protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: pathURI(cfg)}})
+	after := c.waitDiagnostics(uri, 1)
+	for _, d := range after.Diagnostics {
+		if d.Code == "hook-env-undeclared" {
+			t.Errorf("a rule the saved configuration disables is still shown: %v", published(after))
+		}
+	}
+}
+
 // TestStaleResultsNeverShown: changes in quick succession are linted
 // once, for the last version; no diagnostics of an older version are
 // published after a newer one was received, and an unsaved edit is
