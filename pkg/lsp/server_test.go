@@ -307,6 +307,26 @@ func TestConfigSaveRelints(t *testing.T) {
 	}
 }
 
+// TestBrokenText: text that does not parse, as while typing, gets the
+// YAML error as a diagnostic, and requests on it answer.
+func TestBrokenText(t *testing.T) {
+	path, text := writeKit(t, "hook-env-undeclared/bad/example", "kit.yaml")
+	c := newClient(t, Options{Debounce: 10 * time.Millisecond})
+	uri := c.open(path, text, 1)
+	c.waitDiagnostics(uri, 1)
+	broken := "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: [mixin\ncapabilities:\n  - type: com.docker.sandbox/lif\n"
+	c.change(uri, broken, 2)
+	got := published(c.waitDiagnostics(uri, 2))
+	if !slices.ContainsFunc(got, func(d string) bool { return strings.HasPrefix(d, "spec/yaml-syntax ") }) {
+		t.Errorf("diagnostics of broken YAML: %v", got)
+	}
+	var actions []protocol.CodeAction
+	c.call(protocol.MethodTextDocumentCodeAction, protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}, &actions)
+	if got := completions(t, c, uri, protocol.Position{Line: 4, Character: uint32(len("  - type: com.docker.sandbox/lif"))}); !slices.Contains(got, spec.TypeLifecycle) {
+		t.Errorf("type completion in broken text: %v", got)
+	}
+}
+
 // TestStaleResultsNeverShown: changes in quick succession are linted
 // once, for the last version; no diagnostics of an older version are
 // published after a newer one was received, and an unsaved edit is
