@@ -119,6 +119,19 @@ func TestFixProperties(t *testing.T) {
 			if !res.Converged {
 				t.Errorf("no fixed point after %d passes", res.Passes)
 			}
+			// every fix, unsafe ones too, leaves a descriptor that decodes
+			every, err := lint.FixLoop(ctx, fixtureLint(t, dir, nil), lint.FixOptions{Select: lint.AllFixes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !every.Converged {
+				t.Errorf("--unsafe-fixes: no fixed point after %d passes", every.Passes)
+			}
+			if len(every.After) > 0 {
+				if b, a := loadFixed(t, dir, nil), loadFixed(t, dir, every.After); b.Descriptor != nil && a.Descriptor == nil {
+					t.Errorf("--unsafe-fixes broke the descriptor: %v", a.Validate().Errors)
+				}
+			}
 			if len(res.After) == 0 {
 				return
 			}
@@ -336,7 +349,7 @@ func TestFixKinds(t *testing.T) {
 // fixableRules are the rules whose fixtures must show a fix.
 var fixableRules = []string{
 	"arg-ref-in-comment", "background-without-long-running", "egress-not-allowed", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
-	"missing-syntax-line", "proxy-env-override", "yaml11-boolean", "unused-suppression",
+	"missing-syntax-line", "proxy-env-override", "yaml11-boolean", "unused-arg", "unused-suppression",
 }
 
 // TestSurfaceNeutralTypes: the fix engine skips the surface check for

@@ -175,6 +175,66 @@ func (in *Input) capabilityFix(typ, title string) []Fix {
 	return in.fix(title, false, e)
 }
 
+// removeArgFix returns the unsafe fix deleting the declaration of arg
+// name from a block args: mapping with other args: its lines, from its key
+// to the line before the next arg's key (or before the next top-level key
+// when it is the last). An installer that passes --kit-arg name then gets
+// an error, so it is never safe; a result that validates worse is no fix.
+func (in *Input) removeArgFix(name string) []Fix {
+	t := in.tree()
+	if t == nil {
+		return nil
+	}
+	argsKey, args := t.node("args")
+	if argsKey == nil || args == nil || args.Kind != yaml.MappingNode || args.Style&yaml.FlowStyle != 0 || len(args.Content) < 4 {
+		return nil
+	}
+	from, to := 0, 0 // YAML lines [from, to)
+	for i := 0; i+1 < len(args.Content); i += 2 {
+		if args.Content[i].Value != name {
+			continue
+		}
+		from = args.Content[i].Line
+		if i+2 < len(args.Content) {
+			to = args.Content[i+2].Line
+		} else {
+			to = len(t.lines) + 1
+			for j := 0; j+1 < len(t.root.Content); j += 2 {
+				if t.root.Content[j] == argsKey && j+2 < len(t.root.Content) {
+					to = t.root.Content[j+2].Line
+				}
+			}
+		}
+	}
+	if from < 1 || to <= from {
+		return nil
+	}
+	start := t.offset(from, 1)
+	end := len(t.src)
+	if to <= len(t.lines) {
+		end = t.offset(to, 1)
+		if end >= 0 && t.origins != nil { // the next line's own comment marker stays
+			end -= len(t.prefix(to))
+		}
+	}
+	if start < 0 || end < start {
+		return nil
+	}
+	if t.origins != nil {
+		start -= len(t.prefix(from))
+	}
+	// keep the comment lines that lead the next key: they belong to it
+	for to-1 > from && strings.HasPrefix(strings.TrimSpace(string(t.lines[to-2])), "#") {
+		to--
+		end = t.offset(to, 1) - len(t.prefix(to))
+	}
+	e, ok := editAt(t.file, t.src, start, end, "")
+	if !ok || !in.validatesAsWell(e) {
+		return nil
+	}
+	return in.fix("remove the declaration of arg "+name, false, e)
+}
+
 // allowFix returns the unsafe fix adding the host a hook contacts to the
 // allow list of its phase, when the kit's network policy states that
 // phase and no deny entry refuses the host: a new grant, which is why it
