@@ -100,6 +100,30 @@ capabilities:
 			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[2].type", Pos: "9:11", Fix: "did you mean com.docker.sandbox/agent-skills@1?", Warn: true},
 		},
 	},
+	// SPEC-v3 §7.3: a host refuses a kit that requires a type it does not
+	// recognise, so a required misspelling makes the kit unusable; an
+	// optional one (or a member of an optional group) is skipped.
+	{rule: "ks/unknown-sandbox-type", desc: "error: required misspelled name or unknown version, also in a required group",
+		src: `kind: mixin
+capabilities:
+  - type: com.docker.sandbox/lifecyle@1
+  - type: com.docker.sandbox/credential@2
+    config: {service: github}
+  - group:
+      capabilities:
+        - type: com.docker.sandbox/volme@1
+  - group:
+      optional: true
+      capabilities:
+        - type: com.docker.sandbox/agent-skils@1
+`,
+		want: []diagnostic{
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[0].type", Pos: "5:11", Fix: "did you mean com.docker.sandbox/lifecycle@1?"},
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[1].type", Pos: "6:11", Fix: "did you mean com.docker.sandbox/credential@1?"},
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[2].group.capabilities[0].type", Pos: "10:17", Fix: "did you mean com.docker.sandbox/volume@1?"},
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[3].group.capabilities[0].type", Pos: "14:17", Fix: "did you mean com.docker.sandbox/agent-skills@1?", Warn: true},
+		},
+	},
 }
 
 // Kits in the older docker/runtime-kit vocabulary (com.docker.runtime/*
