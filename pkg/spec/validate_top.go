@@ -269,6 +269,7 @@ func (v *validator) checkSource() {
 			v.semantic.add(false, &Error{Range: Range{Start: r.Pos(1, 1)}, Field: f, Code: "recipe-syntax",
 				Msg: "the content recipe names the kit frontend in its # syntax= line; a recipe is an ordinary Dockerfile, so remove that line or name a Dockerfile frontend"})
 		}
+		v.checkRecipeParses(r)
 	}
 	for _, e := range d.Entries() {
 		if e.Type != TypeAgentContext || e.Config == nil {
