@@ -5,7 +5,9 @@ import "testing"
 // What the reference decoder (yaml.v3 into the reference model's typed
 // fields) accepts, kitsmith accepts: a scalar where a capability's
 // description string is expected, a YAML 1.1 boolean (quoted or not) for
-// optional, a lifecycle file without content.
+// an entry's optional, a lifecycle file without content. A group's fields
+// are checked by tag (spec/groups.go: "group optional must be a boolean"),
+// so there the leniency does not apply.
 func TestReferenceDecoderLeniency(t *testing.T) { runRuleCases(t, decoderLeniencyCases) }
 
 var decoderLeniencyCases = []ruleCase{
@@ -15,7 +17,7 @@ capabilities:
   - type: com.docker.sandbox/privileged@1
     description: 42
   - group:
-      description: true
+      description: a group's description is a string
       capabilities:
         - type: com.docker.sandbox/volume@1
           description: 1.50
@@ -34,11 +36,42 @@ capabilities:
     optional: 'off'
     config: {path: /c, size: 1GiB}
   - group:
-      optional: on
+      optional: true
       capabilities:
         - type: com.docker.sandbox/volume@1
           config: {path: /d, size: 1GiB}
 `},
+	{rule: "ks/decoder", desc: "invalid: a group's description and optional are checked by tag, as spec/groups.go does",
+		src: `kind: mixin
+capabilities:
+  - group:
+      description: 5
+      optional: yes
+      capabilities:
+        - type: com.docker.sandbox/volume@1
+          config: {path: /a, size: 1GiB}
+  - group:
+      description: true
+      optional: Off
+      capabilities:
+        - type: com.docker.sandbox/volume@1
+          config: {path: /b, size: 1GiB}
+  - group:
+      description: null
+      optional: null
+      capabilities:
+        - type: com.docker.sandbox/volume@1
+          config: {path: /c, size: 1GiB}
+`,
+		want: []diagnostic{
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[0].group.description", Pos: "6:20", Fix: "quote the value"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[0].group.optional", Pos: "7:17", Fix: "write true or false (yes is a boolean only to YAML 1.1 readers)"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[1].group.description", Pos: "12:20", Fix: "quote the value"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[1].group.optional", Pos: "13:17", Fix: "write true or false (Off is a boolean only to YAML 1.1 readers)"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[2].group.description", Pos: "18:20", Fix: "write a string, or remove the key"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[2].group.optional", Pos: "19:17", Fix: "write a boolean, or remove the key"},
+		},
+	},
 	{rule: "ks/decoder", desc: "invalid: optional: \"true\" is a string to yaml.v3, and maybe is no boolean",
 		src: `kind: mixin
 capabilities:
