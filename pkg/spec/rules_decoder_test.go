@@ -133,6 +133,8 @@ capabilities:
 			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[2].type", Pos: "9:11", Fix: "did you mean com.docker.sandbox/agent-skills@1?", Warn: true},
 		},
 	},
+	{rule: "ks/schema-version-quoted", desc: "valid: the quoted form",
+		src: "# syntax=docker/sandbox-kit:3\nschemaVersion: '3'\nkind: mixin\n"},
 	// SPEC-v3 §7.3: a host refuses a kit that requires a type it does not
 	// recognise, so a required misspelling makes the kit unusable; an
 	// optional one (or a member of an optional group) is skipped.

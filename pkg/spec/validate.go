@@ -192,6 +192,7 @@ func underField(f, p string) bool {
 func (v *validator) run() {
 	declOnly := v.mode == ModePublished
 	v.checkKind()
+	v.checkSchemaVersionQuoted()
 	v.checkIconURL()
 	v.checkNames()
 	v.checkCapabilities(declOnly)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
+	"gopkg.in/yaml.v3"
 )
 
 var (
@@ -146,6 +147,23 @@ func (v *validator) checkArgs() {
 			v.errorf(field(f, "buildArg"), "arg-build-arg", "", "arg %q: buildArg %q is not a valid build-arg name; use letters, digits and underscores, not starting with a digit", name, a.BuildArg)
 		}
 	}
+}
+
+// checkSchemaVersionQuoted warns of schemaVersion: 3 written unquoted:
+// yaml.v3 decodes the number into the string field as "3", so kitsmith and
+// the reference accept it, but the kit's JSON Schema requires the string,
+// so editors using it (yaml-language-server) and JSON tools refuse the
+// same file: two readers that disagree.
+func (v *validator) checkSchemaVersionQuoted() {
+	if v.k.doc == nil {
+		return
+	}
+	_, n, ok := v.k.doc.find([]string{"schemaVersion"})
+	if !ok || n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Value != "3" {
+		return
+	}
+	v.warnf("schemaVersion", "schema-version-quoted", "SPEC-v3 §4/schema-version-3",
+		`schemaVersion is written 3, a number: kitsmith and the reference decoder read it as the string "3", but the kit's JSON Schema, editors using it and JSON tools refuse a number; write schemaVersion: "3"`)
 }
 
 func (v *validator) checkRecipe() {
