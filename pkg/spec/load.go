@@ -170,6 +170,10 @@ func (l *loader) load(file string) (*Kit, error) {
 		k.Source = src
 		k.addSource(k.Path, src)
 		k.Form = FormCompanion
+		if slices.Contains(v2SpecFiles, path.Base(file)) && isV2Descriptor(src) {
+			k.problems.add(false, v2KitError(k, src))
+			return k, nil
+		}
 		decode(k, src, nil)
 		if err := l.recipe(k, file); err != nil {
 			return nil, err
@@ -505,7 +509,9 @@ func (l *loader) contextFiles(k *Kit) error {
 // (SPEC-v3 §3): <dirName>.yaml (or .yml) when present; otherwise the single
 // *.yaml/*.yml file whose first line is the kit syntax line; otherwise the
 // single Dockerfile (Dockerfile, *.dockerfile, Dockerfile.*) carrying a
-// "# kit:" comment block. It fails with ErrNoKit when there is none and
+// "# kit:" comment block; otherwise a v2 kit's spec.yaml (schemaVersion
+// "2"), which Load reports as a v2 kit to migrate. It fails with ErrNoKit
+// when there is none and
 // ErrAmbiguousKit, listing the candidates, when there are several.
 func Locate(fsys fs.FS, dir, dirName string) (string, error) {
 	entries, err := fs.ReadDir(fsys, dir)
@@ -559,6 +565,9 @@ func Locate(fsys fs.FS, dir, dirName string) (string, error) {
 			slices.Sort(c)
 			return "", &LocateError{Dir: dir, DirName: dirName, Candidates: c, Err: ErrAmbiguousKit}
 		}
+	}
+	if v2 := locateV2(fsys, dir); v2 != "" {
+		return v2, nil // Load reports it as a v2 kit
 	}
 	return "", &LocateError{Dir: dir, DirName: dirName, Err: ErrNoKit}
 }
