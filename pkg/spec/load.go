@@ -410,6 +410,8 @@ func (l *loader) recipe(k *Kit, file string) error {
 			k.Recipe = &Recipe{Path: l.o.display(companion), Name: companion, Text: text}
 			k.addSource(k.Recipe.Path, text)
 		}
+	default:
+		k.nearMissRecipe = nearMissCompanion(l.fsys, companion)
 	}
 	return nil
 }

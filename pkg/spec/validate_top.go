@@ -274,9 +274,15 @@ func (v *validator) checkSource() {
 		}
 	}
 	if d.Kind == KindWorkload && k.Recipe == nil && len(d.Kits) == 0 && d.Dockerfile == "" && !k.unreadRecipe {
-		v.errorf("kind", "workload-has-content", "SPEC-v3 §3.5/workload-has-content",
-			"workload kit %s has no content: a workload's layers are its root filesystem, so add a build: recipe or a companion %s.dockerfile", k.Stem, k.Stem)
+		if k.nearMissRecipe != "" {
+			v.errorf("kind", "workload-has-content", "SPEC-v3 §3.5/workload-has-content",
+				"workload kit %s has no content: %s is beside it, but a companion recipe is found only by the exact name %s.dockerfile; rename it", k.Stem, k.nearMissRecipe, k.Stem)
+		} else {
+			v.errorf("kind", "workload-has-content", "SPEC-v3 §3.5/workload-has-content",
+				"workload kit %s has no content: a workload's layers are its root filesystem, so add a build: recipe or a companion %s.dockerfile", k.Stem, k.Stem)
+		}
 	}
+	v.checkNearMissRecipe()
 	if r := k.Recipe; r != nil {
 		first, _, _ := strings.Cut(strings.TrimSpace(string(r.Text)), "\n")
 		if strings.HasPrefix(first, "# syntax=") && (strings.Contains(first, "sandbox-kit") || strings.Contains(first, "sbx-kit") || strings.Contains(first, "runtime-kit")) {
