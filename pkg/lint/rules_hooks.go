@@ -224,7 +224,8 @@ var hookMissingDockerHost = &Rule{
 	Summary:  "A lifecycle hook runs docker without DOCKER_HOST in its env: list.",
 	Rationale: "The sandbox's Docker engine is announced to processes in DOCKER_HOST. Hook environments are " +
 		"deny-by-default, so docker in a hook without it looks for the default socket and fails to connect. " +
-		"A Docker-in-Docker kit whose hooks start their own dockerd on the default socket needs no DOCKER_HOST.",
+		"A Docker-in-Docker kit whose hooks start their own dockerd on the default socket (no -H, or -H " +
+		"unix:///var/run/docker.sock among its hosts) or start the docker service needs no DOCKER_HOST.",
 	Fix: "Add DOCKER_HOST to the hook's env: list.",
 	Check: func(in *Input) []Finding {
 		if startsOwnDockerd(in) {
@@ -249,24 +250,68 @@ var hookMissingDockerHost = &Rule{
 }
 
 // startsOwnDockerd reports a Docker-in-Docker kit: a hook starts dockerd
-// on its default socket (no -H or --host), which docker then finds without
-// DOCKER_HOST, as in the specification's builder example.
+// listening on the default socket (no -H or --host, or one of them naming
+// unix:///var/run/docker.sock), or starts the docker service (service
+// docker start, systemctl start docker, /etc/init.d/docker start), which
+// docker then finds without DOCKER_HOST, as in the specification's builder
+// example.
 func startsOwnDockerd(in *Input) bool {
 	for _, h := range in.Hooks {
 		for _, c := range hookCommands(h) {
-			if c.Name != "dockerd" {
-				continue
-			}
-			custom := false
-			for _, a := range c.Args {
-				if a == "-H" || a == "--host" || strings.HasPrefix(a, "-H=") || strings.HasPrefix(a, "--host=") || strings.HasPrefix(a, "-Hunix") {
-					custom = true
-				}
-			}
-			if !custom {
+			if startsDockerService(c) || c.Name == "dockerd" && dockerdOnDefaultSocket(c.Args) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// defaultDockerSocket is where docker looks when DOCKER_HOST is unset.
+const defaultDockerSocket = "unix:///var/run/docker.sock"
+
+// dockerdOnDefaultSocket reports dockerd arguments that leave it on the
+// default socket: no host, or a host list that includes it.
+func dockerdOnDefaultSocket(args []string) bool {
+	var hosts []string
+	for i, a := range args {
+		switch {
+		case (a == "-H" || a == "--host") && i+1 < len(args):
+			hosts = append(hosts, args[i+1])
+		case strings.HasPrefix(a, "--host="):
+			hosts = append(hosts, strings.TrimPrefix(a, "--host="))
+		case strings.HasPrefix(a, "-H") && len(a) > 2:
+			hosts = append(hosts, strings.TrimPrefix(strings.TrimPrefix(a, "-H"), "="))
+		case a == "-H" || a == "--host":
+			hosts = append(hosts, "") // a host that is not literal
+		}
+	}
+	if len(hosts) == 0 {
+		return true
+	}
+	for _, h := range hosts {
+		if h == defaultDockerSocket || h == "unix:///run/docker.sock" || h == "fd://" {
+			return true
+		}
+	}
+	return false
+}
+
+// startsDockerService reports a command that starts the docker service.
+func startsDockerService(c Command) bool {
+	switch {
+	case c.Name == "service":
+		return len(c.Args) >= 2 && c.Args[0] == "docker" && (c.Args[1] == "start" || c.Args[1] == "restart")
+	case c.Name == "systemctl":
+		return (c.Sub() == "start" || c.Sub() == "restart") && (c.HasArg("docker") || c.HasArg("docker.service"))
+	case c.Name == "docker" && c.Call != nil:
+		// /etc/init.d/docker start: the init script, not the client
+		for _, w := range c.Call.Args {
+			if t, ok := WordText(w); ok && w.Pos() == c.Pos && strings.HasSuffix(t, "init.d/docker") {
+				return len(c.Args) > 0 && (c.Args[0] == "start" || c.Args[0] == "restart")
+			}
+		}
+	case c.Name == "dockerd-entrypoint.sh" || c.Name == "dind":
+		return true
 	}
 	return false
 }
