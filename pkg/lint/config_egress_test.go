@@ -62,7 +62,7 @@ func TestLoadConfigEgress(t *testing.T) {
 		{"not a mapping", "egress:\n  registries: [npm]\n",
 			`:2:15: egress.registries: want a mapping`},
 		{"unknown egress key", "egress:\n  mirrors:\n    npm: [npm.example.org]\n",
-			"field mirrors not found"},
+			`:2:3: unknown key "mirrors" in egress; the keys are registries`},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

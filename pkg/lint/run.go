@@ -130,6 +130,9 @@ func makeOptions(opts []Option) (*options, error) {
 	}
 	if o.config != nil {
 		if err := o.config.validate(o.reg); err != nil {
+			if _, ok := err.(spec.Errors); ok {
+				return nil, err // each names the file, line and column
+			}
 			where := "lint configuration"
 			if o.config.Path != "" {
 				where += " " + o.config.Path
