@@ -16,9 +16,10 @@ import (
 	"github.com/kitsmith/kitsmith/internal/version"
 )
 
-// Option configures how Open, Write, Push, Tag, Head and NewStore reach a
-// registry and write local outputs. Options are checked together when the
-// operation starts: contradictions are errors, not silent picks.
+// Option configures how Open, Write, Push, Tag, Head, NewClient and
+// NewTarget reach a registry and write local outputs. Options are checked
+// together when the operation starts: contradictions are errors, not
+// silent picks.
 type Option func(*options) error
 
 // Defaults of the registry client.

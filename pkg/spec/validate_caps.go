@@ -223,7 +223,8 @@ func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 		return false // the schema reports the missing type
 	}
 	if !typeRE.MatchString(c.Type) {
-		v.errorf(field(e.f, "type"), "type-grammar", "", "type %q is not <namespace>/<name>@<version>%s", c.Type, typeHint(c.Type))
+		hint, alt := typeHint(c.Type)
+		v.suggest(alt).errorf(field(e.f, "type"), "type-grammar", "", "type %q is not <namespace>/<name>@<version>%s", c.Type, hint)
 		return false
 	}
 	if strings.HasPrefix(c.Type, sandboxNamespace) && !slices.Contains(knownTypes, c.Type) {
@@ -343,8 +344,9 @@ func envKeyIn(v any, p string, depth int) string {
 	return ""
 }
 
-// typeHint suggests the well-known type a malformed type means.
-func typeHint(typ string) string {
+// typeHint suggests the well-known type a malformed type means, and
+// names it when it finds one.
+func typeHint(typ string) (hint, alt string) {
 	name := typ
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
@@ -352,10 +354,10 @@ func typeHint(typ string) string {
 	name, _, _ = strings.Cut(name, "@")
 	for _, known := range knownTypes {
 		if strings.TrimSuffix(strings.TrimPrefix(known, "com.docker.sandbox/"), known[strings.LastIndex(known, "@"):]) == name {
-			return "; did you mean " + known + "?"
+			return "; did you mean " + known + "?", known
 		}
 	}
-	return "; write it as in com.docker.sandbox/network-policy@1 (the version is a whole number from 1)"
+	return "; write it as in com.docker.sandbox/network-policy@1 (the version is a whole number from 1)", ""
 }
 
 func literal(s string) bool { return !argRef.MatchString(s) && !envOpenerRE.MatchString(s) }

@@ -25,21 +25,23 @@ var withdrawnTypes = map[string]string{
 // of an optional group (it is silently skipped).
 func (v *validator) unknownSandboxType(e blockEntry) {
 	c := e.c
+	hint, alt := sandboxTypeHint(c.Type)
 	if c.Optional || e.group != nil && e.group.Optional {
-		v.warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts skip this optional entry%s",
-			c.Type, sandboxTypeHint(c.Type))
+		v.suggest(alt).warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts skip this optional entry%s",
+			c.Type, hint)
 		return
 	}
-	v.errorf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, and a host refuses a kit that requires a type it does not recognise (SPEC-v3 §7.3)%s",
-		c.Type, sandboxTypeHint(c.Type))
+	v.suggest(alt).errorf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, and a host refuses a kit that requires a type it does not recognise (SPEC-v3 §7.3)%s",
+		c.Type, hint)
 }
 
 // sandboxTypeHint suggests the well-known type an unknown
 // com.docker.sandbox type means: its replacement when it was withdrawn,
-// the newest version of a type of that name, or the nearest name.
-func sandboxTypeHint(typ string) string {
+// the newest version of a type of that name, or the nearest name; alt is
+// that type, or "".
+func sandboxTypeHint(typ string) (hint, alt string) {
 	if r, ok := withdrawnTypes[typ]; ok {
-		return "; it was withdrawn: did you mean " + r + "?"
+		return "; it was withdrawn: did you mean " + r + "?", r
 	}
 	name, _, _ := strings.Cut(strings.TrimPrefix(typ, sandboxNamespace), "@")
 	newest, names := "", make([]string, 0, len(knownTypes))
@@ -51,7 +53,7 @@ func sandboxTypeHint(typ string) string {
 		names = append(names, kn)
 	}
 	if newest != "" {
-		return "; no such version: did you mean " + newest + "?"
+		return "; no such version: did you mean " + newest + "?", newest
 	}
 	if best := suggest.Closest(name, names, 4); best != "" {
 		_, version, _ := strings.Cut(typ, "@")
@@ -60,9 +62,9 @@ func sandboxTypeHint(typ string) string {
 				newest = known // the version written, when that name has it
 			}
 		}
-		return "; did you mean " + newest + "?"
+		return "; did you mean " + newest + "?", newest
 	}
-	return ""
+	return "", ""
 }
 
 // argHint suggests the declared arg a reference to an undeclared one
