@@ -169,32 +169,70 @@ func commandRange(in *Input, h *Hook, c Command) spec.Range {
 var hookMissingProxyEnv = &Rule{
 	ID:       "hook-missing-proxy-env",
 	Severity: SeverityWarning,
-	Summary:  "An install or startup hook runs a network client without HTTP_PROXY and HTTPS_PROXY in its env: list.",
-	Rationale: "In a sandbox all egress goes through the sandbox proxy, which the runtime announces in HTTP_PROXY and " +
-		"HTTPS_PROXY. Hook environments are deny-by-default, so a hook that downloads (curl, wget, npm install, pip " +
-		"install, apt-get, git clone, go get, docker pull…) without those variables tries to connect directly and is " +
-		"refused, or hangs until it times out.",
+	Summary:  "A hook contacts a credential's inject domain without HTTP_PROXY and HTTPS_PROXY in its env: list, so no credential is injected.",
+	Rationale: "A sandbox has two paths out. The forward proxy that HTTP_PROXY and HTTPS_PROXY name enforces the " +
+		"network policy and injects credentials (credential@1 inject entries); the transparent path catches direct " +
+		"connections, still enforces the policy, but does not intercept them to inject credentials (a maintainer's " +
+		"account of the transparent proxy in docker/sbx-releases#289; #240 describes the forward proxy as policy plus " +
+		"credentials). The specification's own conformance fixtures agree: the TCK fixture scoped-egress has an install " +
+		"hook with no env: that must reach its install-allowed host, and the credential@1/inject-only-no-env check " +
+		"counts the proxy variables as part of the container's baseline environment. So a hook without the proxy " +
+		"variables still reaches allowed hosts; what it loses is credential injection. Hook environments are " +
+		"deny-by-default, so a hook that calls a credential's inject domain in that credential's phase (curl, wget, " +
+		"git clone over HTTPS, gh, package tools with a named index…) without the variables sends its requests " +
+		"unauthenticated, and fails with 401 or 403, or is rate-limited. Git over SSH (git@host:path, ssh://) never " +
+		"reads the proxy variables and gets no header injected, so it is left to ssh-agent-undeclared; image pulls " +
+		"are made by the Docker engine, not the hook.",
 	Fix: "Add HTTP_PROXY and HTTPS_PROXY to the hook's env: list (reading them is correct; never set them).",
 	Check: func(in *Input) []Finding {
+		injects := in.injectDomains()
+		if len(injects) == 0 {
+			return nil
+		}
+		distro := in.distro()
 		var out []Finding
 		for _, h := range in.Hooks {
 			missing := missingOf(h, "HTTP_PROXY", "HTTPS_PROXY")
 			if len(missing) == 0 || len(missingOf(h, "http_proxy", "https_proxy")) == 0 {
 				continue
 			}
-			for _, c := range hookCommands(h) {
-				if name, ok := networkClient(c); ok {
-					out = append(out, Finding{Range: commandRange(in, h, c),
-						Message: fmt.Sprintf("%s runs %s without %s in its env:; hook environments are deny-by-default, so it cannot reach the network through the sandbox proxy",
-							h.Label(), name, strings.Join(missing, " and ")),
-						Fix:   fmt.Sprintf("list the proxy variables in this hook: %s", envListHint(h, missing...)),
-						Fixes: in.envFix(h, true, missing...)})
-					break
-				}
+			if ct, inj, ok := in.injectedContact(h, injects, distro); ok {
+				out = append(out, Finding{Range: ct.Range,
+					Message: fmt.Sprintf("%s contacts %s (%s), where the %s credential injects its header, without %s in its env:; only the forward proxy those variables name injects credentials, so the request goes out without it",
+						h.Label(), ct.Host, ct.Via, inj.Service, strings.Join(missing, " and ")),
+					Fix:   fmt.Sprintf("list the proxy variables in this hook: %s", envListHint(h, missing...)),
+					Fixes: in.envFix(h, true, missing...)})
 			}
 		}
 		return out
 	},
+}
+
+// injectedContact returns the first request a hook makes to an inject
+// domain of a credential of the hook's phase: an HTTP(S) contact written in
+// the command (not SSH or git's own protocol, which carry no header, and
+// not an image the engine pulls).
+func (in *Input) injectedContact(h *Hook, injects []injectDomain, distro string) (contact, injectDomain, bool) {
+	phase := "runtime"
+	if h.Phase == "install" {
+		phase = "install"
+	}
+	for _, c := range hookCommands(h) {
+		if c.Name == "docker" || c.Name == "podman" || c.Name == "docker-compose" {
+			continue // the engine pulls images, not the hook
+		}
+		for _, ct := range in.contacts(h, c, distro) {
+			if !ct.Certain || ct.Port == "22" || ct.Port == "9418" {
+				continue
+			}
+			for _, inj := range injects {
+				if slices.Contains(inj.Phases, phase) && hostMatches(inj.Value, ct) {
+					return ct, inj, true
+				}
+			}
+		}
+	}
+	return contact{}, injectDomain{}, false
 }
 
 func missingOf(h *Hook, names ...string) []string {
