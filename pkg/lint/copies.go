@@ -317,8 +317,9 @@ func fromStage(flags []string) string {
 
 // copiedFromStage returns the kit files a COPY --from=<stage> SRC… DEST
 // brings into the current stage: every copy of the source stage whose
-// destination is at or under a SRC, moved to the same place under DEST.
-// A SRC inside a copied directory, globs and variables are left out.
+// destination is at or under a SRC, moved to the same place under DEST,
+// and the kit files a SRC inside a copied directory may be. Globs and
+// variables are left out.
 func copiedFromStage(from *buildStage, words []string, workdir string) []recipeCopy {
 	if len(words) < 2 {
 		return nil
@@ -345,6 +346,15 @@ func copiedFromStage(from *buildStage, words []string, workdir string) []recipeC
 				out = append(out, recipeCopy{srcs: c.srcs, dest: dest, intoDir: c.intoDir})
 			case under:
 				out = append(out, recipeCopy{srcs: c.srcs, dest: path.Join(dest, rel), intoDir: c.intoDir})
+			default:
+				// SRC inside what c copied: the kit files that may be there.
+				if files := c.candidates(src); len(files) > 0 {
+					to := dest
+					if intoDir {
+						to = path.Join(dest, base(src))
+					}
+					out = append(out, recipeCopy{srcs: files, dest: to})
+				}
 			}
 		}
 	}
