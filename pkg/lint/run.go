@@ -323,7 +323,7 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
 // the fixes they propose.
 func specFindings(k *spec.Kit, in *Input) []*Finding {
 	var out []*Finding
-	rep := k.Validate()
+	rep := k.Validate(spec.WithRecipeCheck(CheckRecipe))
 	for _, list := range []struct {
 		errs spec.Errors
 		sev  Severity
