@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -228,6 +229,7 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 	}
 	if isKey {
 		ctx := contextAt(yamlLines(d.text), int(p.Position.Line))
+		ctx.config = filepath.Base(path) == lint.ConfigFile
 		if desc := idx.keyDescription(ctx, word); desc != "" {
 			return &protocol.Hover{Contents: markdown(fmt.Sprintf("**%s**\n\n%s", word, desc))}, nil
 		}
@@ -292,6 +294,7 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 	case keyStartRE.MatchString(before):
 		kind := protocol.CompletionItemKindProperty
 		ctx := contextAt(yamlLines(d.text), int(p.Position.Line))
+		ctx.config = filepath.Base(path) == lint.ConfigFile
 		keys := schemaIndexOnce().keys(ctx)
 		for _, k := range sortedKeys(keys) {
 			insert := k + ": "

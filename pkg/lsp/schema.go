@@ -167,9 +167,14 @@ func (x *schemaIndex) items(n node) node {
 	return n
 }
 
-// at returns the schema of the mapping the context names.
+// at returns the schema of the mapping the context names, in the
+// descriptor schema, or in the configuration schema for a .kitsmith.yaml.
 func (x *schemaIndex) at(c yamlContext) (node, bool) {
-	n := node{file: schemas.Root, m: x.files[schemas.Root]}
+	root := schemas.Root
+	if c.config {
+		root = schemas.Config
+	}
+	n := node{file: root, m: x.files[root]}
 	if n.m == nil {
 		return node{}, false
 	}
@@ -236,6 +241,9 @@ type yamlContext struct {
 	// sequence.
 	inItem bool
 	typ    string
+	// config marks a position in a .kitsmith.yaml, whose schema is the
+	// lint configuration's.
+	config bool
 }
 
 var keyLineRE = regexp.MustCompile(`^(\s*)(-\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*:(.*)$`)

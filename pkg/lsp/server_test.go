@@ -285,6 +285,32 @@ func TestNotAKit(t *testing.T) {
 	}
 }
 
+// TestConfigHoverCompletion: in a .kitsmith.yaml, keys hover with the
+// configuration schema's descriptions, rule ids with their docs, and the
+// top-level keys complete.
+func TestConfigHoverCompletion(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".kitsmith.yaml")
+	text := "disable: [port-trust-boundary]\nseverity:\n  unsized-volume: warning\n\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{Debounce: 10 * time.Millisecond})
+	uri := c.open(path, text, 1)
+	if got := hoverText(t, c, uri, protocol.Position{Line: 0, Character: 2}); !strings.Contains(got, "Rule IDs not to run") {
+		t.Errorf("hover on disable: %q", got)
+	}
+	if got := hoverText(t, c, uri, protocol.Position{Line: 0, Character: 14}); !strings.Contains(got, "trust boundary") {
+		t.Errorf("hover on a rule id: %q", got)
+	}
+	got := completions(t, c, uri, protocol.Position{Line: 3, Character: 0})
+	for _, want := range []string{"enable", "disable", "severity", "ignore", "egress"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("configuration key completions %v lack %s", got, want)
+		}
+	}
+}
+
 // TestConfigSaveRelints: saving .kitsmith.yaml lints the open kits again
 // under it.
 func TestConfigSaveRelints(t *testing.T) {
