@@ -5,11 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -73,6 +79,16 @@ func NewStore(ctx context.Context, ref string, opts ...Option) (*Store, error) {
 // artifactType a registry reports may be wrong (go-containerregistry's
 // registry reports the config's media type), so callers check each
 // manifest. An empty list and nil error mean none.
+//
+// A registry's referrers API is paged: Referrers follows each Link
+// rel="next" header to the end of the list, within MaxReferrers
+// descriptors, MaxReferrerListBytes of listing and maxReferrerPages pages.
+// A registry without the API (404, 400 or 406, or an answer that is not an
+// image index) is read through the referrers tag schema: the index tagged
+// sha256-<hex>, one document within MaxReferrerListBytes. When a bound
+// stops the listing, Referrers returns the referrers listed so far with a
+// *ReferrersTruncatedError (whose Truncated method reports true), so that
+// a caller can still examine them and say that more exist.
 func (s *Store) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
 	ctx, cancel := s.opts.operation(ctx)
 	defer cancel()
@@ -80,15 +96,19 @@ func (s *Store) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Desc
 		return s.layoutReferrers(ctx, subject)
 	}
 	d := s.repo.Digest(subject.Digest.String())
-	idx, err := remote.Referrers(d, s.opts.remoteOptions(ctx)...)
+	l, err := s.newLister(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("listing the referrers of %s: %w", d, classifyRegistryError(d, err))
 	}
-	im, err := idx.IndexManifest()
+	list, err := l.list(ctx)
+	var te *ReferrersTruncatedError
+	if errors.As(err, &te) {
+		return list, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listing the referrers of %s: %w", d, classifyRegistryError(d, err))
 	}
-	return slices.Clone(im.Manifests), nil
+	return list, nil
 }
 
 // Referrer reads the referrer manifest d. The manifest is read within the
@@ -253,4 +273,238 @@ func (s *Store) layoutPush(ctx context.Context, blobs []blob, d v1.Descriptor) e
 		return fmt.Errorf("pushing referrer %s into %s: %w", d.Digest, s.dir, err)
 	}
 	return nil
+}
+
+// Bounds on listing the referrers of one subject. The referrers API and
+// the tag-schema index are written by anyone who may push to the
+// repository, so a listing is bounded as any other read is.
+const (
+	// MaxReferrers is the most referrer descriptors one listing returns.
+	MaxReferrers = 4096
+	// MaxReferrerListBytes bounds the listing's bytes: every page of the
+	// referrers API together, or the one tag-schema index.
+	MaxReferrerListBytes = 16 << 20
+	// maxReferrerPages bounds the pages followed, whatever their size.
+	maxReferrerPages = 256
+)
+
+// ReferrersTruncatedError reports a referrer listing that a bound stopped:
+// Store.Referrers returns it with the referrers listed up to that point.
+type ReferrersTruncatedError struct {
+	// Subject is the subject whose referrers were listed.
+	Subject v1.Hash
+	// Listed is how many referrers were listed before the bound.
+	Listed int
+	// Bound names the bound that stopped the listing.
+	Bound string
+}
+
+// Error names the subject, what was listed and the bound.
+func (e *ReferrersTruncatedError) Error() string {
+	return fmt.Sprintf("listing the referrers of %s stopped after %d: %s", e.Subject, e.Listed, e.Bound)
+}
+
+// Truncated reports true: the listing holds only part of the referrers.
+// Consumers that cannot import this package (pkg/sign) test for the method.
+func (e *ReferrersTruncatedError) Truncated() bool { return true }
+
+// Is makes a truncated listing an ErrTooLarge.
+func (e *ReferrersTruncatedError) Is(target error) bool { return target == ErrTooLarge }
+
+// referrerLister pages through one subject's referrers on a registry.
+type referrerLister struct {
+	client  *http.Client
+	subject name.Digest
+	hash    v1.Hash
+	base    *url.URL // the registry's base URL, scheme and host
+}
+
+func (s *Store) newLister(ctx context.Context, d name.Digest) (*referrerLister, error) {
+	h, err := v1.NewHash(d.DigestStr())
+	if err != nil {
+		return nil, err
+	}
+	auth, err := authn.Resolve(ctx, s.opts.keychain, s.repo)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := transport.NewWithContext(ctx, s.repo.Registry, auth,
+		transport.NewUserAgent(transport.NewRetry(s.opts.transport), s.opts.userAgent),
+		[]string{s.repo.Scope(transport.PullScope)})
+	if err != nil {
+		return nil, err
+	}
+	return &referrerLister{
+		client:  &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return nil }},
+		subject: d,
+		hash:    h,
+		base:    &url.URL{Scheme: s.repo.Registry.Scheme(), Host: s.repo.RegistryStr()},
+	}, nil
+}
+
+// list reads the referrers API, page by page, or the tag-schema index.
+func (l *referrerLister) list(ctx context.Context) ([]v1.Descriptor, error) {
+	next := l.base.ResolveReference(&url.URL{Path: fmt.Sprintf("/v2/%s/referrers/%s", l.subject.Context().RepositoryStr(), l.subject.DigestStr())})
+	out := []v1.Descriptor{}
+	seen := map[v1.Hash]bool{}
+	var read int64
+	for page := 0; next != nil; page++ {
+		if page == maxReferrerPages {
+			return out, l.truncated(len(out), fmt.Sprintf("the registry pages on past %d pages", maxReferrerPages))
+		}
+		im, n, link, ok, err := l.page(ctx, next, MaxReferrerListBytes-read)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if page > 0 {
+				return nil, fmt.Errorf("%w: page %d of the referrers list is not an image index", ErrMalformed, page+1)
+			}
+			return l.fallback(ctx)
+		}
+		read += n
+		for _, d := range im.Manifests {
+			if seen[d.Digest] {
+				continue // a registry that pages by offset can repeat an entry
+			}
+			seen[d.Digest] = true
+			if len(out) == MaxReferrers {
+				return out, l.truncated(len(out), fmt.Sprintf("more than %d referrers", MaxReferrers))
+			}
+			out = append(out, d)
+		}
+		if link != nil && read >= MaxReferrerListBytes {
+			return out, l.truncated(len(out), fmt.Sprintf("more than %d bytes of referrer listing", MaxReferrerListBytes))
+		}
+		next = link
+	}
+	return out, nil
+}
+
+func (l *referrerLister) truncated(n int, bound string) error {
+	return &ReferrersTruncatedError{Subject: l.hash, Listed: n, Bound: bound}
+}
+
+// page reads one page of the referrers API at u within limit bytes. ok is
+// false when the registry has no referrers API there.
+func (l *referrerLister) page(ctx context.Context, u *url.URL, limit int64) (im *v1.IndexManifest, n int64, next *url.URL, ok bool, err error) {
+	resp, err := l.get(ctx, u, types.OCIImageIndex)
+	if err != nil {
+		return nil, 0, nil, false, err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusBadRequest, resp.StatusCode == http.StatusNotAcceptable:
+		return nil, 0, nil, false, nil
+	case resp.StatusCode != http.StatusOK:
+		return nil, 0, nil, false, transport.CheckError(resp, http.StatusOK)
+	case mediaTypeOf(resp) != string(types.OCIImageIndex):
+		return nil, 0, nil, false, nil
+	}
+	body, err := readLimited(resp, limit)
+	if err != nil {
+		return nil, 0, nil, false, err
+	}
+	im = &v1.IndexManifest{}
+	if err := json.Unmarshal(body, im); err != nil {
+		return nil, 0, nil, false, fmt.Errorf("%w: the referrers list does not parse: %w", ErrMalformed, err)
+	}
+	next, err = nextLink(u, resp.Header.Get("Link"))
+	if err != nil {
+		return nil, 0, nil, false, err
+	}
+	return im, int64(len(body)), next, true, nil
+}
+
+// fallback reads the referrers tag schema's index, sha256-<hex>; no such
+// tag means no referrers.
+func (l *referrerLister) fallback(ctx context.Context) ([]v1.Descriptor, error) {
+	tag := l.hash.Algorithm + "-" + l.hash.Hex
+	u := l.base.ResolveReference(&url.URL{Path: fmt.Sprintf("/v2/%s/manifests/%s", l.subject.Context().RepositoryStr(), tag)})
+	resp, err := l.get(ctx, u, types.OCIImageIndex)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return []v1.Descriptor{}, nil
+	}
+	if err := transport.CheckError(resp, http.StatusOK); err != nil {
+		return nil, err
+	}
+	body, err := readLimited(resp, MaxReferrerListBytes)
+	if err != nil {
+		return nil, err
+	}
+	var im v1.IndexManifest
+	if err := json.Unmarshal(body, &im); err != nil {
+		return nil, fmt.Errorf("%w: the referrers tag %s does not parse: %w", ErrMalformed, tag, err)
+	}
+	if len(im.Manifests) > MaxReferrers {
+		return im.Manifests[:MaxReferrers], l.truncated(MaxReferrers, fmt.Sprintf("the referrers tag %s lists %d, more than %d", tag, len(im.Manifests), MaxReferrers))
+	}
+	if im.Manifests == nil {
+		im.Manifests = []v1.Descriptor{}
+	}
+	return im.Manifests, nil
+}
+
+func (l *referrerLister) get(ctx context.Context, u *url.URL, accept types.MediaType) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", string(accept))
+	return l.client.Do(req)
+}
+
+// mediaTypeOf is a response's Content-Type without parameters.
+func mediaTypeOf(resp *http.Response) string {
+	mt, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	return strings.TrimSpace(mt)
+}
+
+// readLimited reads a response body of at most limit bytes; more is
+// ErrTooLarge.
+func readLimited(resp *http.Response, limit int64) ([]byte, error) {
+	if limit <= 0 || resp.ContentLength > limit {
+		return nil, fmt.Errorf("%w: the referrer listing is over %d bytes", ErrTooLarge, MaxReferrerListBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w: the referrer listing is over %d bytes", ErrTooLarge, MaxReferrerListBytes)
+	}
+	return b, nil
+}
+
+// nextLink returns the target of a Link header's rel="next" entry,
+// resolved against the page's URL, or nil. The next page must be on the
+// same registry and the same referrers path.
+func nextLink(page *url.URL, header string) (*url.URL, error) {
+	if header == "" {
+		return nil, nil
+	}
+	for _, part := range strings.Split(header, ",") {
+		target, params, ok := strings.Cut(strings.TrimSpace(part), ";")
+		if !ok || !strings.Contains(strings.ReplaceAll(params, " ", ""), `rel="next"`) {
+			continue
+		}
+		target = strings.TrimSpace(target)
+		if !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
+			return nil, fmt.Errorf("%w: Link header %q", ErrMalformed, header)
+		}
+		u, err := url.Parse(target[1 : len(target)-1])
+		if err != nil {
+			return nil, fmt.Errorf("%w: Link header %q: %w", ErrMalformed, header, err)
+		}
+		u = page.ResolveReference(u)
+		if u.Host != page.Host || u.Path != page.Path {
+			return nil, fmt.Errorf("%w: the next page of the referrers list is at %s, not %s", ErrMalformed, u.Redacted(), page.Path)
+		}
+		return u, nil
+	}
+	return nil, nil
 }
