@@ -38,6 +38,7 @@ type verifyOptions struct {
 	formatFlag
 	verifierFlags
 	kitArgs []string
+	verbose bool
 }
 
 func newVerifyCmd(ro *rootOptions) *cobra.Command {
@@ -129,6 +130,7 @@ func (o *verifyOptions) AddFlags(cmd *cobra.Command) {
 	o.registryFlags.AddFlags(cmd)
 	o.formatFlag.AddFlags(cmd)
 	o.verifierFlags.AddFlags(cmd)
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print each rejection's whole text, not only its reason")
 	cmd.Flags().StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value the ceiling judges the effective form with (repeatable; needs a --policy with a ceiling)")
 }
 
@@ -333,6 +335,9 @@ type verifyJSON struct {
 	Verified   bool             `json:"verified"`
 	Subject    v1.Descriptor    `json:"subject"`
 	Signatures []sign.Signature `json:"signatures"`
+	// Referrers counts the referrers listed, examined, skipped and left
+	// unread.
+	Referrers sign.ReferrerCounts `json:"referrers"`
 	// Ceiling is the permission ceiling's verdict on the verified digest;
 	// absent without a ceiling or without an accepted signature.
 	Ceiling *ceilingJSON `json:"ceiling,omitempty"`
@@ -355,7 +360,7 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 	if o.json() {
 		doc := verifyJSON{
 			FormatVersion: sign.ResultFormatVersion, Reference: ref, Verified: accepted > 0 && (ceiling == nil || ceiling.OK()),
-			Subject: res.Subject, Signatures: res.Signatures,
+			Subject: res.Subject, Signatures: res.Signatures, Referrers: res.Referrers,
 		}
 		if ceiling != nil {
 			doc.Ceiling = &ceilingJSON{OK: ceiling.OK(), CeilingResult: ceiling}
@@ -367,7 +372,7 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 	// Identities, reasons and grants come from certificates and the kit:
 	// escaped, so that none can drive the terminal.
 	w := textsafe.NewWriter(out)
-	if err := writeSignatures(w, name, res); err != nil {
+	if err := writeSignatures(w, name, res, o.verbose); err != nil {
 		return err
 	}
 	if ceiling != nil {
@@ -378,45 +383,70 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 	return w.Flush()
 }
 
-// writeSignatures prints each signature's verdict as text.
-func writeSignatures(out io.Writer, name string, res *sign.Result) error {
+// writeSignatures prints each signature's verdict as text, and how many
+// referrers were examined; verbose adds each rejection's whole text.
+func writeSignatures(out io.Writer, name string, res *sign.Result, verbose bool) error {
 	accepted := len(res.Accepted())
 	switch {
 	case len(res.Signatures) == 0:
-		_, err := fmt.Fprintf(out, "%s: no Sigstore signature found\n", name)
-		return err
+		fmt.Fprintf(out, "%s: no Sigstore signature found\n", name)
 	case accepted > 0:
 		fmt.Fprintf(out, "%s: verified, %d of %d signature(s) satisfy the policy\n", name, accepted, len(res.Signatures))
 	default:
 		fmt.Fprintf(out, "%s: not verified, none of %d signature(s) satisfies the policy\n", name, len(res.Signatures))
 	}
 	for _, s := range res.Signatures {
-		signer := s.Identity
-		if signer == "" {
-			signer = "key " + s.KeyHint
-		}
-		if s.Issuer != "" {
-			signer += " (issuer " + s.Issuer + ")"
-		}
-		// An attestation (SLSA provenance, say) over the same digest is a
-		// signature by its signer too; say which bundles are attestations.
-		if s.PredicateType != "" && s.PredicateType != sign.CosignSignPredicateType {
-			signer += " [attestation " + s.PredicateType + "]"
-		}
+		signer := signerText(s)
 		if !s.Accepted {
-			fmt.Fprintf(out, "  rejected %s %s: %s\n", s.Referrer, signer, s.Reason)
+			fmt.Fprintf(out, "  rejected %s%s: %s\n", s.Referrer, signer, s.Reason)
+			if verbose && s.Detail != "" {
+				fmt.Fprintf(out, "    detail: %s\n", s.Detail)
+			}
 			continue
 		}
-		fmt.Fprintf(out, "  accepted %s %s", s.Referrer, signer)
+		fmt.Fprintf(out, "  accepted %s%s", s.Referrer, signer)
 		for _, t := range s.Timestamps {
 			fmt.Fprintf(out, ", %s %s", t.Source, t.Time.Format("2006-01-02T15:04:05Z"))
 		}
 		if s.LogIndex != nil {
 			fmt.Fprintf(out, ", log index %d", *s.LogIndex)
 		}
-		if _, err := fmt.Fprintln(out); err != nil {
-			return err
-		}
+		fmt.Fprintln(out)
 	}
-	return nil
+	_, err := fmt.Fprintln(out, referrerCounts(res.Referrers))
+	return err
+}
+
+// signerText names a signature's signer, " " first, or "" when the
+// referrer was rejected before its signer was read.
+func signerText(s sign.Signature) string {
+	var signer string
+	switch {
+	case s.Identity != "":
+		signer = " " + s.Identity
+	case s.KeyHint != "":
+		signer = " key " + s.KeyHint
+	}
+	if s.Issuer != "" {
+		signer += " (issuer " + s.Issuer + ")"
+	}
+	// An attestation (SLSA provenance, say) over the same digest is a
+	// signature by its signer too; say which bundles are attestations.
+	if s.PredicateType != "" && s.PredicateType != sign.CosignSignPredicateType {
+		signer += " [attestation " + s.PredicateType + "]"
+	}
+	return signer
+}
+
+// referrerCounts says how many referrers were listed, examined, skipped
+// and left unread.
+func referrerCounts(c sign.ReferrerCounts) string {
+	line := fmt.Sprintf("  referrers: %d listed, %d examined, %d skipped (not signatures)", c.Listed, c.Examined, c.Skipped)
+	if c.NotExamined > 0 {
+		line += fmt.Sprintf(", %d not examined (over the examination bounds)", c.NotExamined)
+	}
+	if c.Truncated {
+		line += "; the registry lists more than the listing bound, which were not seen"
+	}
+	return line
 }

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -112,15 +114,17 @@ func (s *Store) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Desc
 }
 
 // Referrer reads the referrer manifest d. The manifest is read within the
-// manifest limit and checked against d's digest and size; its config and
-// layers must each be within the same limit, and are verified against
-// their digests as they are read.
+// manifest limit and checked against d's digest and size (a registry that
+// serves another manifest for d's digest is an ErrDigestMismatch); its
+// config and layers must each be within the same limit, and are verified
+// against their digests as they are read. Errors do not repeat d's
+// digest, which the caller has.
 func (s *Store) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
 	if !d.MediaType.IsImage() && d.MediaType != "" {
-		return nil, fmt.Errorf("reading referrer %s: %w: it is %s, not an image manifest", d.Digest, ErrUnsupportedMediaType, d.MediaType)
+		return nil, fmt.Errorf("%w: it is %s, not an image manifest", ErrUnsupportedMediaType, d.MediaType)
 	}
 	if d.Size > maxManifestBytes {
-		return nil, fmt.Errorf("reading referrer %s: %w: its manifest is %d bytes", d.Digest, ErrTooLarge, d.Size)
+		return nil, fmt.Errorf("%w: its manifest is %d bytes", ErrTooLarge, d.Size)
 	}
 	var (
 		img v1.Image
@@ -129,19 +133,115 @@ func (s *Store) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error)
 	if s.dir != "" {
 		img, err = s.layoutImage(d)
 	} else {
-		pinned := s.repo.Digest(d.Digest.String())
-		img, err = remote.Image(pinned, s.opts.remoteOptions(ctx)...)
-		if err != nil {
-			err = classifyRegistryError(pinned, err)
-		}
+		img, err = s.remoteReferrer(ctx, d)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading referrer %s: %w", d.Digest, err)
+		return nil, err
 	}
 	if err := checkReferrer(img, d); err != nil {
-		return nil, fmt.Errorf("reading referrer %s: %w", d.Digest, err)
+		return nil, err
 	}
 	return img, nil
+}
+
+// remoteReferrer reads the manifest d by digest, checks what the registry
+// served against the digest, and returns an image whose blobs are read
+// from the repository as they are needed.
+func (s *Store) remoteReferrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
+	pinned := s.repo.Digest(d.Digest.String())
+	c, base, err := s.client(ctx)
+	if err != nil {
+		return nil, classifyRegistryError(pinned, err)
+	}
+	u := base.ResolveReference(&url.URL{Path: fmt.Sprintf("/v2/%s/manifests/%s", s.repo.RepositoryStr(), d.Digest)})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", strings.Join([]string{string(types.OCIManifestSchema1), string(types.DockerManifestSchema2)}, ", "))
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, classifyRegistryError(pinned, err)
+	}
+	defer resp.Body.Close()
+	if err := transport.CheckError(resp, http.StatusOK); err != nil {
+		return nil, classifyRegistryError(pinned, err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxManifestBytes+1))
+	if err != nil {
+		return nil, classifyRegistryError(pinned, err)
+	}
+	if len(raw) > maxManifestBytes {
+		return nil, fmt.Errorf("%w: its manifest is over %d bytes", ErrTooLarge, maxManifestBytes)
+	}
+	got, n, err := v1.SHA256(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	if got != d.Digest {
+		return nil, fmt.Errorf("%w: the registry served another manifest for this digest: %s (%d bytes)", ErrDigestMismatch, got, n)
+	}
+	mt := types.MediaType(mediaTypeOf(resp))
+	if d.MediaType != "" {
+		mt = d.MediaType
+	}
+	return partial.CompressedToImage(&remoteImage{raw: raw, mediaType: mt, repo: s.repo, opts: s.opts.remoteOptions(ctx)})
+}
+
+// client is an authenticated HTTP client for the store's repository, with
+// kitsmith's guarded transport, and the registry's base URL.
+func (s *Store) client(ctx context.Context) (*http.Client, *url.URL, error) {
+	auth, err := authn.Resolve(ctx, s.opts.keychain, s.repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := transport.NewWithContext(ctx, s.repo.Registry, auth,
+		transport.NewUserAgent(transport.NewRetry(s.opts.transport), s.opts.userAgent),
+		[]string{s.repo.Scope(transport.PullScope)})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &http.Client{Transport: rt}, &url.URL{Scheme: s.repo.Registry.Scheme(), Host: s.repo.RegistryStr()}, nil
+}
+
+// remoteImage is a referrer manifest read by remoteReferrer; its config
+// and layers are read from the repository by digest, verified.
+type remoteImage struct {
+	raw       []byte
+	mediaType types.MediaType
+	repo      name.Repository
+	opts      []remote.Option
+}
+
+func (r *remoteImage) RawManifest() ([]byte, error)        { return r.raw, nil }
+func (r *remoteImage) MediaType() (types.MediaType, error) { return r.mediaType, nil }
+
+func (r *remoteImage) RawConfigFile() ([]byte, error) {
+	m, err := v1.ParseManifest(bytes.NewReader(r.raw))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	l, err := remote.Layer(r.repo.Digest(m.Config.Digest.String()), r.opts...)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := l.Compressed()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxManifestBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxManifestBytes {
+		return nil, fmt.Errorf("%w: the config is over %d bytes", ErrTooLarge, maxManifestBytes)
+	}
+	return b, nil
+}
+
+func (r *remoteImage) LayerByDigest(h v1.Hash) (partial.CompressedLayer, error) {
+	return remote.Layer(r.repo.Digest(h.String()), r.opts...)
 }
 
 // checkReferrer checks a referrer image against the descriptor it was
@@ -160,7 +260,7 @@ func checkReferrer(img v1.Image, d v1.Descriptor) error {
 	}
 	for _, b := range append([]v1.Descriptor{m.Config}, m.Layers...) {
 		if b.Size > maxManifestBytes {
-			return fmt.Errorf("%w: blob %s is %d bytes, over the %d byte referrer blob limit", ErrTooLarge, b.Digest, b.Size, maxManifestBytes)
+			return fmt.Errorf("%w: its blob %s is %d bytes, over the %d byte limit of a referrer blob", ErrTooLarge, b.Digest, b.Size, maxManifestBytes)
 		}
 	}
 	return nil
@@ -324,22 +424,11 @@ func (s *Store) newLister(ctx context.Context, d name.Digest) (*referrerLister, 
 	if err != nil {
 		return nil, err
 	}
-	auth, err := authn.Resolve(ctx, s.opts.keychain, s.repo)
+	c, base, err := s.client(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := transport.NewWithContext(ctx, s.repo.Registry, auth,
-		transport.NewUserAgent(transport.NewRetry(s.opts.transport), s.opts.userAgent),
-		[]string{s.repo.Scope(transport.PullScope)})
-	if err != nil {
-		return nil, err
-	}
-	return &referrerLister{
-		client:  &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return nil }},
-		subject: d,
-		hash:    h,
-		base:    &url.URL{Scheme: s.repo.Registry.Scheme(), Host: s.repo.RegistryStr()},
-	}, nil
+	return &referrerLister{client: c, subject: d, hash: h, base: base}, nil
 }
 
 // list reads the referrers API, page by page, or the tag-schema index.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -20,9 +18,6 @@ import (
 // ResultFormatVersion is the version of Result's JSON shape (its formatVersion).
 const ResultFormatVersion = 1
 
-// maxReferrers bounds how many referrers of one kit are examined.
-const maxReferrers = 256
-
 // Result is what Verify found: one entry per Sigstore bundle among the
 // kit's referrers, accepted or not.
 type Result struct {
@@ -30,8 +25,29 @@ type Result struct {
 	FormatVersion int `json:"formatVersion"`
 	// Subject is the verified kit.
 	Subject v1.Descriptor `json:"subject"`
-	// Signatures are the bundles found, in the store's order.
+	// Signatures are the bundles found, accepted or rejected: those the
+	// registry marks as Sigstore bundles first, then in the store's order.
 	Signatures []Signature `json:"signatures"`
+	// Referrers counts what was listed and examined.
+	Referrers ReferrerCounts `json:"referrers"`
+}
+
+// ReferrerCounts says how much of a kit's referrers Verify looked at.
+type ReferrerCounts struct {
+	// Listed is how many referrers the store listed.
+	Listed int `json:"listed"`
+	// Examined is how many of them were read (their manifest at least).
+	Examined int `json:"examined"`
+	// Skipped is how many examined referrers are not Sigstore signatures
+	// (SBOMs, other artifacts): neither accepted nor rejected.
+	Skipped int `json:"skipped"`
+	// NotExamined is how many listed referrers were left unread because
+	// the examination bounds (MaxExaminedReferrers, MaxExaminedBytes) were
+	// reached.
+	NotExamined int `json:"notExamined"`
+	// Truncated reports that the store's listing stopped at its own bound:
+	// the kit has more referrers than were listed.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Accepted returns the signatures that satisfy the policy.
@@ -65,8 +81,13 @@ type Signature struct {
 	LogIndex *int64 `json:"logIndex,omitempty"`
 	// Accepted is whether the signature satisfies the trust and the policy.
 	Accepted bool `json:"accepted"`
-	// Reason is why it was rejected, "" when accepted.
+	// Kind is "bundle" for a Sigstore bundle referrer.
+	Kind string `json:"kind"`
+	// Reason is why it was rejected, one readable line; "" when accepted.
 	Reason string `json:"reason,omitempty"`
+	// Detail is the rejection's full error text, when it says more than
+	// Reason.
+	Detail string `json:"detail,omitempty"`
 	// Err is the rejection as an error, nil when accepted.
 	Err error `json:"-"`
 }
@@ -151,42 +172,41 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 // verifies each one: against the trusted material, for a statement whose
 // subject is subject's digest, and against p. Referrers are not filtered
 // by the store: each manifest's artifactType and single layer are checked
-// here, as cosign does; referrers of other kinds (SBOMs, old-style
-// signatures) are skipped, and at most the first 256 referrers are read.
+// here, as cosign does; referrers of other kinds (SBOMs) are skipped.
+//
+// Each referrer is judged on its own (see examine): one that cannot be
+// read, is too large, too slow or malformed is rejected with its reason
+// and the others are still examined. Referrers the listing marks as
+// Sigstore bundles (artifactType or annotations) are examined first; at
+// most MaxExaminedReferrers of them and MaxExaminedBytes in all are read,
+// and Result.Referrers says how many were listed, examined, skipped and
+// left unread.
 //
 // It returns the Result with a nil error when at least one signature is
 // accepted; the Result with an error wrapping ErrNoSignature when no
 // bundle was found; the Result with a *VerificationError when none was
-// accepted; and a nil Result for a malformed policy or a store failure.
+// accepted; and a nil Result for a malformed policy, a listing that
+// failed, or a cancelled ctx.
 func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Descriptor, p Policy) (*Result, error) {
 	ids, idErr := p.identities()
 	if idErr != nil && !errors.Is(idErr, errNoIdentity) {
 		return nil, idErr
 	}
 	refs, err := st.Referrers(ctx, subject)
-	if err != nil {
+	var tr interface{ Truncated() bool }
+	truncated := err != nil && errors.As(err, &tr) && tr.Truncated()
+	if err != nil && !truncated {
 		return nil, fmt.Errorf("listing the signatures of %s: %w", subject.Digest, err)
 	}
-	if len(refs) > maxReferrers {
-		refs = refs[:maxReferrers]
-	}
 	res := &Result{FormatVersion: ResultFormatVersion, Subject: subject, Signatures: []Signature{}}
-	for _, d := range refs {
-		b, err := readBundle(ctx, st, subject, d)
-		if errors.Is(err, errNotBundle) {
-			continue
-		}
-		if err != nil && !errors.As(err, new(*rejection)) {
-			return nil, err
-		}
-		var sig Signature
-		if err != nil {
-			sig = Signature{Referrer: d.Digest, Reason: err.Error(), Err: err}
-		} else {
-			sig = v.check(b, d.Digest, subject, ids, idErr, p)
-		}
-		res.Signatures = append(res.Signatures, sig)
+	res.Referrers.Truncated = truncated
+	sigs, err := examine(ctx, st, subject, refs, &res.Referrers, func(b *Bundle, ref v1.Hash) Signature {
+		return v.check(b, ref, subject, ids, idErr, p)
+	})
+	if err != nil {
+		return nil, err
 	}
+	res.Signatures = sigs
 	if len(res.Signatures) == 0 {
 		return res, fmt.Errorf("verifying %s: %w", subject.Digest, ErrNoSignature)
 	}
@@ -196,12 +216,18 @@ func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Desc
 	return res, &VerificationError{Result: res, Err: res.Signatures[len(res.Signatures)-1].Err}
 }
 
+// rejected is the Signature of referrer ref rejected for err.
+func rejected(ref v1.Hash, kind string, err error) Signature {
+	reason, detail := readable(err)
+	return Signature{Referrer: ref, Kind: kind, Reason: reason, Detail: detail, Err: &rejection{err}}
+}
+
 // check verifies one bundle.
 func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids verify.CertificateIdentities, idErr error, p Policy) Signature {
-	sig := Signature{Referrer: ref, PredicateType: b.PredicateType()}
+	sig := Signature{Referrer: ref, Kind: "bundle", PredicateType: b.PredicateType()}
 	reject := func(err error) Signature {
 		sig.Err = &rejection{err}
-		sig.Reason = err.Error()
+		sig.Reason, sig.Detail = readable(err)
 		return sig
 	}
 	vc, err := b.b.VerificationContent()
@@ -290,52 +316,3 @@ type rejection struct{ err error }
 
 func (r *rejection) Error() string { return r.err.Error() }
 func (r *rejection) Unwrap() error { return r.err }
-
-// errNotBundle marks a referrer that is not a Sigstore bundle (an SBOM, a
-// legacy signature...): it is skipped.
-var errNotBundle = errors.New("not a Sigstore bundle")
-
-// readBundle reads the bundle of referrer d of subject; errNotBundle for a
-// referrer of another kind, a *rejection for a malformed one.
-func readBundle(ctx context.Context, st ReferrerStore, subject v1.Descriptor, d v1.Descriptor) (*Bundle, error) {
-	img, err := st.Referrer(ctx, d)
-	if err != nil {
-		return nil, fmt.Errorf("reading referrer %s: %w", d.Digest, err)
-	}
-	raw, err := img.RawManifest()
-	if err != nil {
-		return nil, fmt.Errorf("reading referrer %s: %w", d.Digest, err)
-	}
-	var m v1.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, &rejection{fmt.Errorf("referrer %s: parsing its manifest: %w", d.Digest, err)}
-	}
-	isBundle := func(mt string) bool { return strings.HasPrefix(mt, "application/vnd.dev.sigstore.bundle") }
-	if !isBundle(m.ArtifactType) && !(len(m.Layers) == 1 && isBundle(string(m.Layers[0].MediaType))) {
-		return nil, errNotBundle
-	}
-	if len(m.Layers) != 1 || !isBundle(string(m.Layers[0].MediaType)) {
-		return nil, &rejection{fmt.Errorf("referrer %s: a Sigstore bundle referrer has exactly one bundle layer, this one has %d layers", d.Digest, len(m.Layers))}
-	}
-	if m.Subject != nil && m.Subject.Digest != subject.Digest {
-		return nil, &rejection{fmt.Errorf("referrer %s: its subject is %s, not this kit", d.Digest, m.Subject.Digest)}
-	}
-	l, err := img.LayerByDigest(m.Layers[0].Digest)
-	if err != nil {
-		return nil, fmt.Errorf("reading the bundle of referrer %s: %w", d.Digest, err)
-	}
-	rc, err := l.Compressed()
-	if err != nil {
-		return nil, fmt.Errorf("reading the bundle of referrer %s: %w", d.Digest, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxBundleSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the bundle of referrer %s: %w", d.Digest, err)
-	}
-	b, err := ParseBundle(data)
-	if err != nil {
-		return nil, &rejection{fmt.Errorf("referrer %s: %w", d.Digest, err)}
-	}
-	return b, nil
-}
