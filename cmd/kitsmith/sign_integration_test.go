@@ -317,3 +317,46 @@ func copyBundle(t *testing.T, file, ref string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCosignAttestIntegration verifies what `cosign attest --type
+// slsaprovenance1` writes (an in-toto Statement v0.1 in a DSSE envelope)
+// with kitsmith verify --predicate-type, on both registry kinds, as cosign
+// verify-attestation accepts it.
+func TestCosignAttestIntegration(t *testing.T) {
+	s, ok := stack.Env(t)
+	if !ok {
+		t.Skip("no Sigstore stack; run scripts/test.sh")
+	}
+	var sct []string
+	if s.CTLogURL == "" {
+		sct = []string{"--insecure-ignore-sct"}
+	}
+	identity := []string{"--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}
+	pred := filepath.Join(t.TempDir(), "provenance.json")
+	if err := os.WriteFile(pred, []byte(`{"buildDefinition":{"buildType":"https://example.org/build/v1","externalParameters":{}},"runDetails":{"builder":{"id":"https://example.org/ci"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, reg := range liveRegistries(t) {
+		t.Run(name, func(t *testing.T) {
+			ref := pushKit(t, reg, "cosign-attested")
+			out, err := cosignCLI(t, s, "attest", "--yes", "--type", "slsaprovenance1", "--predicate", pred,
+				"--signing-config", s.SigningConfig, "--trusted-root", s.TrustedRoot, "--identity-token", s.Token(t, stack.Email, nil), ref)
+			if err != nil {
+				t.Fatalf("cosign attest: %v\n%s", err, out)
+			}
+			args := append(append([]string{"verify-attestation", "--trusted-root", s.TrustedRoot, "--type", "slsaprovenance1"}, identity...), sct...)
+			if out, err := cosignCLI(t, s, append(args, ref)...); err != nil {
+				t.Fatalf("cosign verify-attestation refuses its own attestation: %v\n%s", err, out)
+			}
+			kv := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, sct...), identity...)
+			stdout, stderr, code := runCLI(t, append(kv, "--predicate-type", "https://slsa.dev/provenance/v1", ref)...)
+			if code != exitOK || !strings.Contains(stdout, "[attestation https://slsa.dev/provenance/v1]") {
+				t.Errorf("kitsmith verify --predicate-type on cosign's attestation: exit %d\n%s%s", code, stdout, stderr)
+			}
+			stdout, _, code = runCLI(t, append(kv, "--predicate-type", sign.CosignSignPredicateType, ref)...)
+			if code != exitFindings || !strings.Contains(stdout, "is not the required") {
+				t.Errorf("kitsmith verify accepted cosign's provenance as an image signature: exit %d\n%s", code, stdout)
+			}
+		})
+	}
+}

@@ -251,7 +251,7 @@ func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids veri
 	}
 	st, err := b.statement()
 	if err != nil {
-		return reject(fmt.Errorf("the bundle holds no in-toto statement (cosign verify needs a DSSE envelope): %w", err))
+		return reject(err)
 	}
 	if !st.covers(subject.Digest) {
 		return reject(fmt.Errorf("the signature is over %s, not over this kit (%s)", statementDigests(st), subject.Digest))
