@@ -118,7 +118,7 @@ cannot be read and a baseline that cannot be.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			return o.run(cmd.Context(), ro.env, cmd.OutOrStdout(), args[0])
+			return o.run(cmd.Context(), ro.env, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0])
 		},
 	}
 	o.AddFlags(cmd)
@@ -203,10 +203,13 @@ func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	return p, admission, nil
 }
 
-func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref string) error {
+func (o *verifyOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref string) error {
 	p, admission, err := o.policyOf()
 	if err != nil {
 		return err
+	}
+	for _, w := range unanchoredWarnings(o.policy, p, admission == nil) {
+		fmt.Fprintln(errOut, w)
 	}
 	kitArgs, err := parseKeyValues("--kit-arg", o.kitArgs)
 	if err != nil {
@@ -243,6 +246,36 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 		return errFindings
 	}
 	return nil
+}
+
+// unanchoredWarnings warns of each unanchored SAN or issuer regexp in
+// the flags (flags) and, when the policy file is a plain list of signers
+// (plainList), in that list: kept as cosign matches them, but named with
+// the risk and the anchored form. An admission policy's own regexps are
+// its loader's business.
+func unanchoredWarnings(flags, p sign.Policy, plainList bool) []string {
+	type re struct{ where, what, expr string }
+	list := []re{
+		{"--certificate-identity-regexp", "identity", flags.IdentityRegexp},
+		{"--certificate-oidc-issuer-regexp", "issuer", flags.IssuerRegexp},
+	}
+	if plainList {
+		for i, s := range p.TrustedSigners {
+			list = append(list, re{fmt.Sprintf("signer %d identityRegexp", i+1), "identity", s.IdentityRegexp},
+				re{fmt.Sprintf("signer %d issuerRegexp", i+1), "issuer", s.IssuerRegexp})
+		}
+	}
+	var out []string
+	for _, r := range list {
+		if r.expr == "" {
+			continue
+		}
+		if anchored, ok := sign.Unanchored(r.expr); ok {
+			out = append(out, fmt.Sprintf("warning: %s %q is unanchored: it accepts any %s that merely contains a match (a repository, account or domain an attacker can name around it); to match the whole value, use %q",
+				r.where, r.expr, r.what, anchored))
+		}
+	}
+	return out
 }
 
 // verifiedCeiling judges the kit at the verified digest, not whatever the
