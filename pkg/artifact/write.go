@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
 
 // Write writes the artifact to dest, a reference in the grammar Ref
@@ -156,10 +159,37 @@ func tag(ctx context.Context, t name.Tag, d v1.Descriptor, o *options) error {
 	if err != nil {
 		return fmt.Errorf("tagging %s: reading %s: %w", t, d.Digest, classifyRegistryError(pinned, err))
 	}
-	if err := remote.Tag(t, m, o.remoteOptions(ctx)...); err != nil {
+	ropts := o.remoteOptions(ctx)
+	if c := o.tagPrecondition; c != nil {
+		ropts = append(ropts, remote.WithTransport(&conditionalPut{inner: o.transport, path: "/manifests/" + t.TagStr(), prev: c.prev}))
+	}
+	if err := remote.Tag(t, m, ropts...); err != nil {
+		var te *transport.Error
+		if errors.As(err, &te) && te.StatusCode == http.StatusPreconditionFailed {
+			return fmt.Errorf("tagging %s: %w: the registry refused the conditional write: %w", t, ErrTagMoved, err)
+		}
 		return fmt.Errorf("tagging %s: %w", t, classifyRegistryError(t, err))
 	}
 	return nil
+}
+
+// conditionalPut adds a tag precondition to the manifest PUT of one tag.
+type conditionalPut struct {
+	inner http.RoundTripper
+	path  string
+	prev  *v1.Hash
+}
+
+func (c *conditionalPut) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPut && strings.HasSuffix(req.URL.Path, c.path) {
+		req = req.Clone(req.Context())
+		if c.prev != nil {
+			req.Header.Set("If-Match", `"`+c.prev.String()+`"`)
+		} else {
+			req.Header.Set("If-None-Match", "*")
+		}
+	}
+	return c.inner.RoundTrip(req)
 }
 
 // Head returns the descriptor of the manifest ref names now: what a

@@ -43,6 +43,14 @@ type Registry interface {
 	Store(ctx context.Context, ref string) (sign.ReferrerStore, error)
 }
 
+// ConditionalTagger is a Registry that can write a tag conditionally:
+// only if it still points at prev (nil: only if it does not exist), where
+// the registry honours conditional requests; a refused write wraps
+// artifact.ErrTagMoved. Run uses it when Options.Registry implements it.
+type ConditionalTagger interface {
+	TagIf(ctx context.Context, ref string, d v1.Descriptor, prev *v1.Hash) error
+}
+
 // Signature is a signature or attestation attached to a subject.
 type Signature struct {
 	// Referrer is the referrer manifest holding the bundle.

@@ -16,7 +16,10 @@ func NewRegistry(opts ...artifact.Option) Registry { return artifactRegistry{opt
 
 type artifactRegistry struct{ opts []artifact.Option }
 
-var _ Registry = artifactRegistry{}
+var (
+	_ Registry          = artifactRegistry{}
+	_ ConditionalTagger = artifactRegistry{}
+)
 
 func (r artifactRegistry) Push(ctx context.Context, a *artifact.Artifact, ref string) (v1.Descriptor, error) {
 	return artifact.Push(ctx, a, ref, r.opts...)
@@ -24,6 +27,11 @@ func (r artifactRegistry) Push(ctx context.Context, a *artifact.Artifact, ref st
 
 func (r artifactRegistry) Tag(ctx context.Context, ref string, d v1.Descriptor) error {
 	return artifact.Tag(ctx, ref, d, r.opts...)
+}
+
+// TagIf is Tag with artifact.WithTagPrecondition(prev).
+func (r artifactRegistry) TagIf(ctx context.Context, ref string, d v1.Descriptor, prev *v1.Hash) error {
+	return artifact.Tag(ctx, ref, d, append(append([]artifact.Option(nil), r.opts...), artifact.WithTagPrecondition(prev))...)
 }
 
 func (r artifactRegistry) Head(ctx context.Context, ref string) (v1.Descriptor, error) {
