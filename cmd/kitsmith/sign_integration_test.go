@@ -360,3 +360,48 @@ func TestCosignAttestIntegration(t *testing.T) {
 		})
 	}
 }
+
+// TestCosignLegacyIntegration verifies signatures cosign v3.1.3 writes in
+// its legacy mode (--new-bundle-format=false: the sha256-<hex>.sig tag
+// with a simple-signing payload, the certificate and an RFC 3161
+// timestamp in annotations; the local stack's Rekor v2 takes no legacy
+// entries, so --tlog-upload=false) through the identity policy, labelled
+// legacy; --require-bundle refuses them; cosign verify agrees.
+func TestCosignLegacyIntegration(t *testing.T) {
+	s, ok := stack.Env(t)
+	if !ok {
+		t.Skip("no Sigstore stack; run scripts/test.sh")
+	}
+	sct := []string{"--insecure-ignore-tlog"}
+	if s.CTLogURL == "" {
+		sct = append(sct, "--insecure-ignore-sct")
+	}
+	identity := []string{"--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}
+	for name, reg := range liveRegistries(t) {
+		t.Run(name, func(t *testing.T) {
+			ref := pushKit(t, reg, "cosign-legacy")
+			out, err := cosignCLI(t, s, "sign", "--yes", "--new-bundle-format=false", "--use-signing-config=false",
+				"--fulcio-url", s.FulcioURL, "--timestamp-server-url", s.TSAURL, "--tlog-upload=false",
+				"--trusted-root", s.TrustedRoot, "--identity-token", s.Token(t, stack.Email, nil), ref)
+			if err != nil {
+				t.Fatalf("cosign sign (legacy): %v\n%s", err, out)
+			}
+			if out, err := cosignCLI(t, s, append(append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, identity...), sct...), ref)...); err != nil {
+				t.Logf("cosign verify of its own legacy signature: %v\n%s", err, out)
+			}
+			kv := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, sct...), identity...)
+			stdout, stderr, code := runCLI(t, append(kv, ref)...)
+			if code != exitOK || !strings.Contains(stdout, "[legacy cosign signature]") || !strings.Contains(stdout, "accepted") {
+				t.Fatalf("kitsmith verify of cosign's legacy signature: exit %d\n%s%s", code, stdout, stderr)
+			}
+			stdout, _, code = runCLI(t, append(kv, "--require-bundle", ref)...)
+			if code != exitFindings || !strings.Contains(stdout, "requires Sigstore bundles") {
+				t.Errorf("--require-bundle: exit %d\n%s", code, stdout)
+			}
+			wrong := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, sct...), "--certificate-identity", "eve@example.com", "--certificate-oidc-issuer", s.OIDCURL, ref)
+			if stdout, _, code := runCLI(t, wrong...); code != exitFindings || !strings.Contains(stdout, `expected SAN value "eve@example.com"`) {
+				t.Errorf("the wrong identity: exit %d\n%s", code, stdout)
+			}
+		})
+	}
+}

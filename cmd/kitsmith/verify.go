@@ -51,7 +51,12 @@ cosign sign or sbx kit sign), verifies each one against the trusted root and
 accepts the kit when at least one was made by a signer the policy names.
 
 Each referrer of the kit is read and checked itself (its artifactType and
-single bundle layer), whatever the registry reports. A signature is accepted
+single bundle layer), whatever the registry reports, and judged on its own:
+one that cannot be read, is too large or too slow is rejected with its
+reason and the others are still examined. Legacy cosign signatures (the
+sha256-<hex>.sig tag cosign v2 writes, and v3 with --new-bundle-format=false)
+are verified through the same trust and policy and labelled legacy;
+--require-bundle refuses them. A signature is accepted
 when its statement's subject is the kit's digest, its certificate chains to
 the trusted root, was valid when a timestamp authority or the transparency
 log saw the signature, carries an SCT (unless --insecure-ignore-sct), is in
@@ -151,6 +156,7 @@ func (o *verifierFlags) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.policyFile, "policy", "", "admission policy file (signers, workflow claims, permission ceiling; docs/policy.md) or a list of trusted signers")
 	f.StringVar(&o.key, "key", "", "verify signatures made with this PEM public key instead of certificates")
 	f.StringVar(&o.predicateType, "predicate-type", "", "accept only statements of this predicate type (default: any, as cosign verify)")
+	f.BoolVar(&p.RequireBundle, "require-bundle", false, "accept only Sigstore bundles: refuse legacy cosign signatures (the sha256-<hex>.sig tag)")
 	f.BoolVar(&o.ignoreSCT, "insecure-ignore-sct", false, "bypass: accept certificates without an SCT from a CT log")
 	f.BoolVar(&o.ignoreTlog, "insecure-ignore-tlog", false, "bypass: accept signatures without a transparency-log entry (a signed timestamp is then required)")
 	_ = cmd.MarkFlagFilename("policy", "json", "yaml", "yml")
@@ -467,6 +473,9 @@ func signerText(s sign.Signature) string {
 	// signature by its signer too; say which bundles are attestations.
 	if s.PredicateType != "" && s.PredicateType != sign.CosignSignPredicateType {
 		signer += " [attestation " + s.PredicateType + "]"
+	}
+	if s.Kind == "legacy" {
+		signer += " [legacy cosign signature]"
 	}
 	return signer
 }

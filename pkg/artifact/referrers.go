@@ -188,6 +188,48 @@ func (s *Store) remoteReferrer(ctx context.Context, d v1.Descriptor) (v1.Image, 
 	return partial.CompressedToImage(&remoteImage{raw: raw, mediaType: mt, repo: s.repo, opts: s.opts.remoteOptions(ctx)})
 }
 
+// LegacySignatures returns the manifest tagged sha256-<hex>.sig next to
+// subject, where cosign's legacy signatures are (cosign v2's default, v3
+// with --new-bundle-format=false), within the manifest limit, its layers
+// read by digest and verified; nil and no error when there is no such
+// tag. An OCI layout holds none. It implements pkg/sign's
+// LegacySignatureStore.
+func (s *Store) LegacySignatures(ctx context.Context, subject v1.Descriptor) (v1.Image, error) {
+	if s.dir != "" {
+		return nil, nil
+	}
+	tag := s.repo.Tag(subject.Digest.Algorithm + "-" + subject.Digest.Hex + ".sig")
+	c, base, err := s.client(ctx)
+	if err != nil {
+		return nil, classifyRegistryError(tag, err)
+	}
+	u := base.ResolveReference(&url.URL{Path: fmt.Sprintf("/v2/%s/manifests/%s", s.repo.RepositoryStr(), tag.TagStr())})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", strings.Join([]string{string(types.OCIManifestSchema1), string(types.DockerManifestSchema2)}, ", "))
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, classifyRegistryError(tag, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	if err := transport.CheckError(resp, http.StatusOK); err != nil {
+		return nil, classifyRegistryError(tag, err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxManifestBytes+1))
+	if err != nil {
+		return nil, classifyRegistryError(tag, err)
+	}
+	if len(raw) > maxManifestBytes {
+		return nil, fmt.Errorf("%w: the manifest of %s is over %d bytes", ErrTooLarge, tag, maxManifestBytes)
+	}
+	return partial.CompressedToImage(&remoteImage{raw: raw, mediaType: types.MediaType(mediaTypeOf(resp)), repo: s.repo, opts: s.opts.remoteOptions(ctx)})
+}
+
 // client is an authenticated HTTP client for the store's repository, with
 // kitsmith's guarded transport, and the registry's base URL.
 func (s *Store) client(ctx context.Context) (*http.Client, *url.URL, error) {

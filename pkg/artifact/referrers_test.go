@@ -225,3 +225,5 @@ func TestStoreDistribution(t *testing.T) {
 	repo := reg + "/kitsmith-test/artifact-store-" + strings.ToLower(strings.ReplaceAll(time.Now().UTC().Format("20060102t150405.000000000"), ".", ""))
 	exerciseStore(t, repo+":1.2.0", true)
 }
+
+var _ sign.LegacySignatureStore = (*artifact.Store)(nil)

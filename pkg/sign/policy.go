@@ -55,8 +55,13 @@ type Policy struct {
 	TrustedSigners []TrustedSigner
 
 	// PredicateType, when set, is the only statement predicate type
-	// accepted; "" accepts any, as `cosign verify` does.
+	// accepted; "" accepts any, as `cosign verify` does. A legacy
+	// signature counts as CosignSignPredicateType.
 	PredicateType string
+
+	// RequireBundle accepts only Sigstore bundles: legacy cosign
+	// signatures (the sha256-<hex>.sig tag) are rejected, saying so.
+	RequireBundle bool
 }
 
 // TrustedSigner is one accepted signer identity of a policy file.

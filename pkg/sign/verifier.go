@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
@@ -81,7 +82,9 @@ type Signature struct {
 	LogIndex *int64 `json:"logIndex,omitempty"`
 	// Accepted is whether the signature satisfies the trust and the policy.
 	Accepted bool `json:"accepted"`
-	// Kind is "bundle" for a Sigstore bundle referrer.
+	// Kind is "bundle" for a Sigstore bundle referrer, "legacy" for a
+	// legacy cosign signature (a layer of the sha256-<hex>.sig manifest,
+	// whose digest Referrer then is).
 	Kind string `json:"kind"`
 	// Reason is why it was rejected, one readable line; "" when accepted.
 	Reason string `json:"reason,omitempty"`
@@ -173,6 +176,10 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 // subject is subject's digest, and against p. Referrers are not filtered
 // by the store: each manifest's artifactType and single layer are checked
 // here, as cosign does; referrers of other kinds (SBOMs) are skipped.
+// When st is a LegacySignatureStore, the legacy cosign signatures of the
+// sha256-<hex>.sig tag are verified too, through the same trust and
+// identities, as signatures of kind "legacy" (refused with
+// Policy.RequireBundle).
 //
 // Each referrer is judged on its own (see examine): one that cannot be
 // read, is too large, too slow or malformed is rejected with its reason
@@ -206,7 +213,11 @@ func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Desc
 	if err != nil {
 		return nil, err
 	}
-	res.Signatures = sigs
+	legacy, err := v.examineLegacy(ctx, st, subject, ids, idErr, p)
+	if err != nil {
+		return nil, err
+	}
+	res.Signatures = append(sigs, legacy...)
 	if len(res.Signatures) == 0 {
 		return res, fmt.Errorf("verifying %s: %w", subject.Digest, ErrNoSignature)
 	}
@@ -225,12 +236,32 @@ func rejected(ref v1.Hash, kind string, err error) Signature {
 // check verifies one bundle.
 func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids verify.CertificateIdentities, idErr error, p Policy) Signature {
 	sig := Signature{Referrer: ref, Kind: "bundle", PredicateType: b.PredicateType()}
+	return v.verifyEntity(sig, b.b, ids, idErr, func() (verify.ArtifactPolicyOption, error) {
+		st, err := b.statement()
+		if err != nil {
+			return nil, err
+		}
+		if !st.covers(subject.Digest) {
+			return nil, fmt.Errorf("the signature is over %s, not over this kit (%s)", statementDigests(st), subject.Digest)
+		}
+		if p.PredicateType != "" && st.PredicateType != p.PredicateType {
+			return nil, fmt.Errorf("predicate type %q is not the required %q", st.PredicateType, p.PredicateType)
+		}
+		digest, _ := hex.DecodeString(subject.Digest.Hex)
+		return verify.WithArtifactDigest(subject.Digest.Algorithm, digest), nil
+	})
+}
+
+// verifyEntity fills sig with what sb claims (signer, log index), asks
+// content for the artifact policy (it checks what was signed), and
+// verifies sb against the trust and the identities.
+func (v *Verifier) verifyEntity(sig Signature, sb *bundle.Bundle, ids verify.CertificateIdentities, idErr error, content func() (verify.ArtifactPolicyOption, error)) Signature {
 	reject := func(err error) Signature {
 		sig.Err = &rejection{err}
 		sig.Reason, sig.Detail = readable(err)
 		return sig
 	}
-	vc, err := b.b.VerificationContent()
+	vc, err := sb.VerificationContent()
 	if err != nil {
 		return reject(fmt.Errorf("the bundle has no verification material: %w", err))
 	}
@@ -240,27 +271,19 @@ func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids veri
 	} else if pk := vc.PublicKey(); pk != nil {
 		sig.KeyHint = pk.Hint()
 	}
-	entries, _ := b.b.TlogEntries()
+	entries, _ := sb.TlogEntries()
 	if len(entries) > 0 {
 		i := entries[0].LogIndex()
 		sig.LogIndex = &i
 	}
-	if tss, _ := b.b.Timestamps(); cert != nil && len(tss) == 0 && len(entries) == 0 {
+	if tss, _ := sb.Timestamps(); cert != nil && len(tss) == 0 && len(entries) == 0 {
 		return reject(fmt.Errorf("the signature has no signed timestamp and no log entry, so its certificate (valid %s to %s) cannot be checked against the time of signing",
 			cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339)))
 	}
-	st, err := b.statement()
+	artifact, err := content()
 	if err != nil {
 		return reject(err)
 	}
-	if !st.covers(subject.Digest) {
-		return reject(fmt.Errorf("the signature is over %s, not over this kit (%s)", statementDigests(st), subject.Digest))
-	}
-	if p.PredicateType != "" && st.PredicateType != p.PredicateType {
-		return reject(fmt.Errorf("predicate type %q is not the required %q", st.PredicateType, p.PredicateType))
-	}
-	digest, _ := hex.DecodeString(subject.Digest.Hex)
-	artifact := verify.WithArtifactDigest(subject.Digest.Algorithm, digest)
 	var vr *verify.VerificationResult
 	if cert != nil {
 		if idErr != nil {
@@ -270,9 +293,9 @@ func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids veri
 		for _, id := range ids {
 			popts = append(popts, verify.WithCertificateIdentity(id))
 		}
-		vr, err = v.cert.Verify(b.b, verify.NewPolicy(artifact, popts...))
+		vr, err = v.cert.Verify(sb, verify.NewPolicy(artifact, popts...))
 	} else {
-		vr, err = v.key.Verify(b.b, verify.NewPolicy(artifact, verify.WithKey()))
+		vr, err = v.key.Verify(sb, verify.NewPolicy(artifact, verify.WithKey()))
 	}
 	if err != nil {
 		return reject(err)
