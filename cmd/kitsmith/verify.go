@@ -84,11 +84,21 @@ The trusted root is public-good Sigstore's (through TUF, cached in
 With --key PUB.pem, signatures made with that key are verified instead; their
 log entry and timestamps against --trusted-root, or --insecure-ignore-tlog.
 
+Referrers are listed within 4096 and 16 MiB of listing (a longer list is
+examined as far as it was read, and the output says so), and examined within
+4096 referrers, 256 MiB read in all, 10 s per referrer and 2 minutes in all,
+bundle referrers first; a referrer manifest is at most 256 KiB and a bundle
+4 MiB. The output says how many were listed, examined, skipped (not
+signatures) and not examined.
+
 Exit status: 0 at least one signature satisfies the policy and the kit stays
 within the ceiling (if any); 1 no signature does (the reason for each is
-printed), the kit has none, or the kit is beyond the ceiling (each violation
-is printed); 2 usage, configuration or I/O error, including a policy that
-cannot be read and a baseline that cannot be.`,
+printed: a referrer that cannot be read, is too large, too slow, or is served
+as another manifest than its digest names is one of them), the kit has none,
+or the kit is beyond the ceiling (each violation is printed); 2 usage,
+configuration or I/O error, including a policy or baseline that cannot be
+read and a registry that cannot be reached or refuses to list the kit's
+referrers (401, 403).`,
 		Example: `  # a kit signed in GitHub Actions by the release workflow of acme/kits
   kitsmith verify ghcr.io/acme/kits/tool:1.2.0 \
       --certificate-identity https://github.com/acme/kits/.github/workflows/release.yml@refs/heads/main \
