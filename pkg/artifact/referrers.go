@@ -3,14 +3,18 @@ package artifact
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -39,6 +43,13 @@ type Store struct {
 	// repo is the registry repository; dir the layout (exactly one is set).
 	repo name.Repository
 	dir  string
+
+	// mu guards the registry client, made once (one ping and token
+	// exchange) and shared by the store's listings and reads.
+	mu     sync.Mutex
+	hc     *http.Client
+	base   *url.URL
+	hcDone bool
 }
 
 // NewStore opens the referrer store of ref: a registry reference (its
@@ -185,7 +196,7 @@ func (s *Store) remoteReferrer(ctx context.Context, d v1.Descriptor) (v1.Image, 
 	if d.MediaType != "" {
 		mt = d.MediaType
 	}
-	return partial.CompressedToImage(&remoteImage{raw: raw, mediaType: mt, repo: s.repo, opts: s.opts.remoteOptions(ctx)})
+	return partial.CompressedToImage(&remoteImage{ctx: ctx, raw: raw, mediaType: mt, store: s})
 }
 
 // LegacySignatures returns the manifest tagged sha256-<hex>.sig next to
@@ -227,12 +238,19 @@ func (s *Store) LegacySignatures(ctx context.Context, subject v1.Descriptor) (v1
 	if len(raw) > maxManifestBytes {
 		return nil, fmt.Errorf("%w: the manifest of %s is over %d bytes", ErrTooLarge, tag, maxManifestBytes)
 	}
-	return partial.CompressedToImage(&remoteImage{raw: raw, mediaType: types.MediaType(mediaTypeOf(resp)), repo: s.repo, opts: s.opts.remoteOptions(ctx)})
+	return partial.CompressedToImage(&remoteImage{ctx: ctx, raw: raw, mediaType: types.MediaType(mediaTypeOf(resp)), store: s})
 }
 
 // client is an authenticated HTTP client for the store's repository, with
-// kitsmith's guarded transport, and the registry's base URL.
+// kitsmith's guarded transport, and the registry's base URL. It is made
+// once per store: the first call's ctx bounds the ping and the token
+// exchange, each request is bounded by its own.
 func (s *Store) client(ctx context.Context) (*http.Client, *url.URL, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hcDone {
+		return s.hc, s.base, nil
+	}
 	auth, err := authn.Resolve(ctx, s.opts.keychain, s.repo)
 	if err != nil {
 		return nil, nil, err
@@ -241,18 +259,20 @@ func (s *Store) client(ctx context.Context) (*http.Client, *url.URL, error) {
 		transport.NewUserAgent(transport.NewRetry(s.opts.transport), s.opts.userAgent),
 		[]string{s.repo.Scope(transport.PullScope)})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, err // not kept: a cancelled first call must not fail the next
 	}
-	return &http.Client{Transport: rt}, &url.URL{Scheme: s.repo.Registry.Scheme(), Host: s.repo.RegistryStr()}, nil
+	s.hc, s.base, s.hcDone = &http.Client{Transport: rt}, &url.URL{Scheme: s.repo.Registry.Scheme(), Host: s.repo.RegistryStr()}, true
+	return s.hc, s.base, nil
 }
 
 // remoteImage is a referrer manifest read by remoteReferrer; its config
-// and layers are read from the repository by digest, verified.
+// and layers are read from the repository by digest within the manifest
+// limit, verified against their digests, under the read's ctx.
 type remoteImage struct {
+	ctx       context.Context
 	raw       []byte
 	mediaType types.MediaType
-	repo      name.Repository
-	opts      []remote.Option
+	store     *Store
 }
 
 func (r *remoteImage) RawManifest() ([]byte, error)        { return r.raw, nil }
@@ -263,11 +283,7 @@ func (r *remoteImage) RawConfigFile() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	l, err := remote.Layer(r.repo.Digest(m.Config.Digest.String()), r.opts...)
-	if err != nil {
-		return nil, err
-	}
-	rc, err := l.Compressed()
+	rc, err := r.blob(m.Config).Compressed()
 	if err != nil {
 		return nil, err
 	}
@@ -283,8 +299,82 @@ func (r *remoteImage) RawConfigFile() ([]byte, error) {
 }
 
 func (r *remoteImage) LayerByDigest(h v1.Hash) (partial.CompressedLayer, error) {
-	return remote.Layer(r.repo.Digest(h.String()), r.opts...)
+	m, err := v1.ParseManifest(bytes.NewReader(r.raw))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	for _, d := range append([]v1.Descriptor{m.Config}, m.Layers...) {
+		if d.Digest == h {
+			return r.blob(d), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: the manifest has no blob %s", ErrNotFound, h)
 }
+
+func (r *remoteImage) blob(d v1.Descriptor) *remoteBlob {
+	return &remoteBlob{img: r, d: d}
+}
+
+// remoteBlob is one blob of a remoteImage, read when Compressed is
+// called and verified against its digest and size as it is read.
+type remoteBlob struct {
+	img *remoteImage
+	d   v1.Descriptor
+}
+
+func (b *remoteBlob) Digest() (v1.Hash, error)            { return b.d.Digest, nil }
+func (b *remoteBlob) Size() (int64, error)                { return b.d.Size, nil }
+func (b *remoteBlob) MediaType() (types.MediaType, error) { return b.d.MediaType, nil }
+
+func (b *remoteBlob) Compressed() (io.ReadCloser, error) {
+	s := b.img.store
+	ref := s.repo.Digest(b.d.Digest.String())
+	c, base, err := s.client(b.img.ctx)
+	if err != nil {
+		return nil, classifyRegistryError(ref, err)
+	}
+	u := base.ResolveReference(&url.URL{Path: fmt.Sprintf("/v2/%s/blobs/%s", s.repo.RepositoryStr(), b.d.Digest)})
+	req, err := http.NewRequestWithContext(b.img.ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, classifyRegistryError(ref, err)
+	}
+	if err := transport.CheckError(resp, http.StatusOK); err != nil {
+		resp.Body.Close()
+		return nil, classifyRegistryError(ref, err)
+	}
+	return &verifiedBody{rc: resp.Body, h: sha256.New(), want: b.d}, nil
+}
+
+// verifiedBody reads a blob and fails its last read when the bytes do
+// not match the descriptor's digest and size.
+type verifiedBody struct {
+	rc   io.ReadCloser
+	h    hash.Hash
+	n    int64
+	want v1.Descriptor
+}
+
+func (v *verifiedBody) Read(p []byte) (int, error) {
+	n, err := v.rc.Read(p)
+	v.h.Write(p[:n])
+	v.n += int64(n)
+	if v.want.Size > 0 && v.n > v.want.Size {
+		return n, fmt.Errorf("%w: blob %s is longer than its %d bytes", ErrDigestMismatch, v.want.Digest, v.want.Size)
+	}
+	if errors.Is(err, io.EOF) {
+		got := v1.Hash{Algorithm: "sha256", Hex: hex.EncodeToString(v.h.Sum(nil))}
+		if v.want.Digest.Algorithm != "sha256" || got != v.want.Digest || v.want.Size > 0 && v.n != v.want.Size {
+			return n, fmt.Errorf("%w: the registry served %s (%d bytes) for blob %s", ErrDigestMismatch, got, v.n, v.want.Digest)
+		}
+	}
+	return n, err
+}
+
+func (v *verifiedBody) Close() error { return v.rc.Close() }
 
 // checkReferrer checks a referrer image against the descriptor it was
 // read by and the blob bounds.

@@ -35,7 +35,7 @@ const (
 	// referrer's is about 1 KB.
 	maxReferrerManifest = 256 << 10
 	// examineJobs is how many referrers are read at once.
-	examineJobs = 4
+	examineJobs = 8
 )
 
 // errNotBundle marks a referrer that is not a Sigstore bundle (an SBOM,
