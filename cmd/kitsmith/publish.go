@@ -180,8 +180,11 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 			return po, usageErrorf("--policy %s states no ceiling for publish to apply; its signers are checked by kitsmith verify --policy", o.policyFile)
 		}
 	}
-	po.Build.SourceDateEpoch, err = envSourceDateEpoch(ro.env)
-	return po, err
+	// Per kit, publish.Run resolves the rest as build.SourceDateEpoch does.
+	if po.Build.SourceDateEpoch, err = build.ParseSourceDateEpoch(ro.env["SOURCE_DATE_EPOCH"]); err != nil {
+		return po, usageErrorf("%v", err)
+	}
+	return po, nil
 }
 
 // githubProvenance names the builder and the run on GitHub Actions: the

@@ -87,7 +87,7 @@ func TestInterruptHungSigstore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := artifact.NewStore(context.Background(), ref)
+			st, err := artifact.NewTarget(context.Background(), ref)
 			if err != nil {
 				t.Fatal(err)
 			}

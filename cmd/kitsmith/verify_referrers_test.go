@@ -200,7 +200,7 @@ func TestVerifyRegistryServesAnotherManifest(t *testing.T) {
 	if _, stderr, code := runCLI(t, f.signArgs("--identity-token", signtest.Token(testSigner), ref)...); code != exitOK {
 		t.Fatalf("sign: exit %d\n%s", code, stderr)
 	}
-	st, err := artifact.NewStore(context.Background(), ref)
+	st, err := artifact.NewTarget(context.Background(), ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,15 +11,15 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
-	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/kitsmith/kitsmith/internal/version"
 )
 
-// Option configures how Open, Write, Push, Tag, Head and NewStore reach a
-// registry and write local outputs. Options are checked together when the
-// operation starts: contradictions are errors, not silent picks.
+// Option configures how Open, Write, Push, Tag, Head, NewClient and
+// NewTarget reach a registry and write local outputs. Options are checked
+// together when the operation starts: contradictions are errors, not
+// silent picks.
 type Option func(*options) error
 
 // Defaults of the registry client.
@@ -49,8 +49,6 @@ type options struct {
 	idleTimeout   time.Duration
 	retryWait     time.Duration
 	modTime       time.Time
-	// tagPrecondition makes Tag conditional (WithTagPrecondition).
-	tagPrecondition *tagPrecondition
 	// insecureSet and transportSet record which options were given, for
 	// the cross-option checks.
 	insecureSet, transportSet bool
@@ -119,23 +117,6 @@ func WithTimeout(d time.Duration) Option {
 		o.timeout = d
 		return nil
 	}
-}
-
-// tagPrecondition is what a tag must point at for Tag to move it: prev,
-// or no manifest at all when prev is nil.
-type tagPrecondition struct{ prev *v1.Hash }
-
-// WithTagPrecondition makes Tag a conditional write (RFC 9110 §13.1, as
-// opencontainers/distribution-spec#251 proposes it for registries): the
-// manifest PUT carries If-Match with prev's digest, the ETag registries
-// give a manifest, or, with prev nil, If-None-Match: * (the tag must not
-// exist yet). A registry that honours the condition answers 412 when the
-// tag has moved since, and Tag fails with ErrTagMoved; a registry that
-// ignores conditional requests (the distribution spec does not define
-// them; distribution v3 ignores them) writes the tag unconditionally, so
-// callers read the tag back to know.
-func WithTagPrecondition(prev *v1.Hash) Option {
-	return func(o *options) error { o.tagPrecondition = &tagPrecondition{prev: prev}; return nil }
 }
 
 // WithModTime sets the timestamp of every entry of an oci-archive: Write

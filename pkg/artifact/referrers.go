@@ -25,68 +25,19 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// Store is where the referrers of a kit (its signatures and attestations)
-// live: a registry repository or an OCI layout directory. It implements
-// pkg/sign's ReferrerStore.
+// The referrers of a kit (its signatures and attestations) live in its
+// Target: a registry repository or an OCI layout directory.
 //
-// For registries it uses go-containerregistry's remote package rather
-// than oras-go: remote.Referrers asks the OCI 1.1 referrers API and, where
-// a registry has none (distribution v3 answers 404), reads the referrers
-// tag schema (the index tagged sha256-<hex>); remote.Write of a manifest
-// with a subject probes the same API and, where it is missing, merges the
-// new referrer into that index. It never deletes the previous index, so a
-// registry that answers DELETE with 405 (GHCR, Docker Hub) cannot fail a
-// push that already succeeded, and it keeps no per-repository cache of
-// "referrers unsupported" as oras-go's Repository does.
-type Store struct {
-	opts *options
-	// repo is the registry repository; dir the layout (exactly one is set).
-	repo name.Repository
-	dir  string
-
-	// mu guards the registry client, made once (one ping and token
-	// exchange) and shared by the store's listings and reads.
-	mu     sync.Mutex
-	hc     *http.Client
-	base   *url.URL
-	hcDone bool
-}
-
-// NewStore opens the referrer store of ref: a registry reference (its
-// repository is used; a tag or digest in it is ignored) or "oci:DIR" (an
-// OCI layout, which must exist; a tag in it is ignored). An archive is
-// read-only and refused. NewStore does not contact the registry.
-func NewStore(ctx context.Context, ref string, opts ...Option) (*Store, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	o, err := makeOptions(opts)
-	if err != nil {
-		return nil, fmt.Errorf("opening the referrer store %s: %w", ref, err)
-	}
-	r, err := ParseReference(ref)
-	if err != nil {
-		return nil, err
-	}
-	switch r.Kind {
-	case OriginArchive:
-		return nil, &DestinationError{Ref: ref, Reason: "is an archive, which cannot hold referrers; unpack it into a layout and use " + LayoutPrefix + "DIR"}
-	case OriginLayout:
-		st, err := checkLayoutDest(ref, r.Path)
-		if err != nil {
-			return nil, err
-		}
-		if st != layoutExisting {
-			return nil, fmt.Errorf("opening the referrer store %s: %w: %s holds no layout", ref, ErrNotLayout, r.Path)
-		}
-		return &Store{opts: o, dir: r.Path}, nil
-	}
-	nr, err := o.registryRef(r.Name)
-	if err != nil {
-		return nil, err
-	}
-	return &Store{opts: o, repo: nr.Context()}, nil
-}
+// For registries the registry target uses go-containerregistry's remote
+// package rather than oras-go for writing, and reads referrers itself:
+// Referrers asks the OCI 1.1 referrers API, following its pages, and,
+// where a registry has none (distribution v3 answers 404), reads the
+// referrers tag schema (the index tagged sha256-<hex>); remote.Write of a manifest with a subject probes the same API and,
+// where it is missing, merges the new referrer into that index. It never
+// deletes the previous index, so a registry that answers DELETE with 405
+// (GHCR, Docker Hub) cannot fail a push that already succeeded, and it
+// keeps no per-repository cache of "referrers unsupported" as oras-go's
+// Repository does.
 
 // Referrers lists the manifests whose subject is subject, unfiltered: the
 // artifactType a registry reports may be wrong (go-containerregistry's
@@ -102,12 +53,9 @@ func NewStore(ctx context.Context, ref string, opts ...Option) (*Store, error) {
 // stops the listing, Referrers returns the referrers listed so far with a
 // *ReferrersTruncatedError (whose Truncated method reports true), so that
 // a caller can still examine them and say that more exist.
-func (s *Store) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
+func (s *registryTarget) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
 	ctx, cancel := s.opts.operation(ctx)
 	defer cancel()
-	if s.dir != "" {
-		return s.layoutReferrers(ctx, subject)
-	}
 	d := s.repo.Digest(subject.Digest.String())
 	l, err := s.newLister(ctx, d)
 	if err != nil {
@@ -124,28 +72,39 @@ func (s *Store) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Desc
 	return list, nil
 }
 
+// Referrers lists the referrers an OCI layout's index.json records.
+func (s *layoutTarget) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
+	ctx, cancel := s.opts.operation(ctx)
+	defer cancel()
+	return s.layoutReferrers(ctx, subject)
+}
+
 // Referrer reads the referrer manifest d. The manifest is read within the
 // manifest limit and checked against d's digest and size (a registry that
 // serves another manifest for d's digest is an ErrDigestMismatch); its
 // config and layers must each be within the same limit, and are verified
 // against their digests as they are read. Errors do not repeat d's
 // digest, which the caller has.
-func (s *Store) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
+func (s *registryTarget) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
+	return readReferrer(d, func() (v1.Image, error) { return s.remoteReferrer(ctx, d) })
+}
+
+// Referrer reads the referrer manifest d from the layout, as the
+// registry target does.
+func (s *layoutTarget) Referrer(_ context.Context, d v1.Descriptor) (v1.Image, error) {
+	return readReferrer(d, func() (v1.Image, error) { return s.layoutImage(d) })
+}
+
+// readReferrer reads the referrer d through read, within the bounds. Its
+// errors do not name d, which the caller has.
+func readReferrer(d v1.Descriptor, read func() (v1.Image, error)) (v1.Image, error) {
 	if !d.MediaType.IsImage() && d.MediaType != "" {
 		return nil, fmt.Errorf("%w: it is %s, not an image manifest", ErrUnsupportedMediaType, d.MediaType)
 	}
 	if d.Size > maxManifestBytes {
 		return nil, fmt.Errorf("%w: its manifest is %d bytes", ErrTooLarge, d.Size)
 	}
-	var (
-		img v1.Image
-		err error
-	)
-	if s.dir != "" {
-		img, err = s.layoutImage(d)
-	} else {
-		img, err = s.remoteReferrer(ctx, d)
-	}
+	img, err := read()
 	if err != nil {
 		return nil, err
 	}
@@ -155,10 +114,163 @@ func (s *Store) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error)
 	return img, nil
 }
 
+// checkReferrer checks a referrer image against the descriptor it was
+// read by and the blob bounds.
+func checkReferrer(img v1.Image, d v1.Descriptor) error {
+	got, err := FromImage(img).descriptor()
+	if err != nil {
+		return err
+	}
+	if got.Digest != d.Digest || (d.Size != 0 && got.Size != d.Size) {
+		return fmt.Errorf("%w: the manifest read is %s (%d bytes)", ErrDigestMismatch, got.Digest, got.Size)
+	}
+	m, err := img.Manifest()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	for _, b := range append([]v1.Descriptor{m.Config}, m.Layers...) {
+		if b.Size > maxManifestBytes {
+			return fmt.Errorf("%w: its blob %s is %d bytes, over the %d byte limit of a referrer blob", ErrTooLarge, b.Digest, b.Size, maxManifestBytes)
+		}
+	}
+	return nil
+}
+
+// PushReferrer stores m, whose manifest's subject must be subject, by
+// digest and without a tag, and makes it discoverable through Referrers:
+// a registry without the referrers API gets the tag-schema index, merged
+// with the entries it already lists; a layout gets an index.json entry.
+// When a registry fails the push after the referrer is in place (a
+// cleanup request it refuses), the referrer is read back and the push
+// counts as done. It returns m's descriptor.
+func (s *registryTarget) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
+	ctx, cancel := s.opts.operation(ctx)
+	defer cancel()
+	_, d, err := referrerBlobs(subject, m)
+	if err != nil {
+		return v1.Descriptor{}, err
+	}
+	pinned := s.repo.Digest(d.Digest.String())
+	err = remote.Write(pinned, m, s.opts.remoteOptions(ctx)...)
+	if err == nil {
+		return d, nil
+	}
+	err = classifyRegistryError(pinned, err)
+	if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrDenied) || errors.Is(err, ErrUnreachable) {
+		return v1.Descriptor{}, fmt.Errorf("pushing referrer %s: %w", d.Digest, err)
+	}
+	// The registry may have refused a step after the referrer was stored;
+	// what counts is whether Referrers finds it.
+	if list, lerr := s.Referrers(ctx, subject); lerr == nil && slices.ContainsFunc(list, func(r v1.Descriptor) bool { return r.Digest == d.Digest }) {
+		return d, nil
+	}
+	return v1.Descriptor{}, fmt.Errorf("pushing referrer %s: %w", d.Digest, err)
+}
+
+// PushReferrer stores m in the layout (its blobs, and an index.json entry
+// carrying its artifactType), as the registry target does.
+func (s *layoutTarget) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
+	ctx, cancel := s.opts.operation(ctx)
+	defer cancel()
+	blobs, d, err := referrerBlobs(subject, m)
+	if err != nil {
+		return v1.Descriptor{}, err
+	}
+	if err := s.ensure(); err != nil {
+		return v1.Descriptor{}, err
+	}
+	return d, s.layoutPush(ctx, blobs, d)
+}
+
+// referrerBlobs lists the blobs of the referrer m and its descriptor as
+// the referrers API reports it, checking that its subject is subject.
+func referrerBlobs(subject v1.Descriptor, m v1.Image) ([]blob, v1.Descriptor, error) {
+	blobs, d, err := imageBlobs(m)
+	if err != nil {
+		return nil, v1.Descriptor{}, fmt.Errorf("pushing a referrer: %w", err)
+	}
+	mf, err := m.Manifest()
+	if err != nil {
+		return nil, v1.Descriptor{}, fmt.Errorf("pushing a referrer: %w", err)
+	}
+	if mf.Subject == nil || mf.Subject.Digest != subject.Digest {
+		return nil, v1.Descriptor{}, fmt.Errorf("pushing referrer %s: its manifest's subject is not %s", d.Digest, subject.Digest)
+	}
+	d.ArtifactType = referrerType(mf)
+	d.Annotations = mf.Annotations
+	return blobs, d, nil
+}
+
+// referrerType is a referrer's artifact type as the referrers API reports
+// it: the manifest's artifactType, else its config's media type.
+func referrerType(m *v1.Manifest) string {
+	if m.ArtifactType != "" {
+		return m.ArtifactType
+	}
+	return string(m.Config.MediaType)
+}
+
+// layoutReferrers scans the layout's index.json for image manifests whose
+// subject is subject.
+func (s *layoutTarget) layoutReferrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
+	st := dirStore{dir: s.dir}
+	raw, err := st.readFile("index.json", maxManifestBytes)
+	if err != nil {
+		return nil, fmt.Errorf("listing the referrers in %s: %w: reading index.json: %w", s.dir, ErrNotLayout, err)
+	}
+	var im v1.IndexManifest
+	if err := json.Unmarshal(raw, &im); err != nil {
+		return nil, fmt.Errorf("listing the referrers in %s: %w: index.json does not parse: %w", s.dir, ErrMalformed, err)
+	}
+	out := []v1.Descriptor{}
+	for _, d := range im.Manifests {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !d.MediaType.IsImage() || d.Size > maxManifestBytes {
+			continue
+		}
+		b, err := readBlob(st, d, maxManifestBytes)
+		if err != nil {
+			return nil, fmt.Errorf("listing the referrers in %s: %w", s.dir, err)
+		}
+		var m v1.Manifest
+		if json.Unmarshal(b, &m) != nil || m.Subject == nil || m.Subject.Digest != subject.Digest {
+			continue
+		}
+		ref := v1.Descriptor{MediaType: d.MediaType, Digest: d.Digest, Size: d.Size, ArtifactType: referrerType(&m), Annotations: m.Annotations}
+		out = append(out, ref)
+	}
+	return out, nil
+}
+
+func (s *layoutTarget) layoutImage(d v1.Descriptor) (v1.Image, error) {
+	if d.MediaType == "" {
+		d.MediaType = types.OCIManifestSchema1
+	}
+	idx := &storeIndex{store: dirStore{dir: s.dir}, mediaType: types.OCIImageIndex, manifest: &v1.IndexManifest{Manifests: []v1.Descriptor{d}}}
+	return idx.Image(d.Digest)
+}
+
+func (s *layoutTarget) layoutPush(ctx context.Context, blobs []blob, d v1.Descriptor) error {
+	if err := putBlobs(ctx, s.dir, blobs); err != nil {
+		return fmt.Errorf("pushing referrer %s into %s: %w", d.Digest, s.dir, err)
+	}
+	err := updateIndex(s.dir, true, func(im *v1.IndexManifest) {
+		if !slices.ContainsFunc(im.Manifests, func(e v1.Descriptor) bool { return e.Digest == d.Digest }) {
+			im.Manifests = append(im.Manifests, d)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("pushing referrer %s into %s: %w", d.Digest, s.dir, err)
+	}
+	return nil
+}
+
 // remoteReferrer reads the manifest d by digest, checks what the registry
 // served against the digest, and returns an image whose blobs are read
 // from the repository as they are needed.
-func (s *Store) remoteReferrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
+func (s *registryTarget) remoteReferrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
 	pinned := s.repo.Digest(d.Digest.String())
 	c, base, err := s.client(ctx)
 	if err != nil {
@@ -196,19 +308,16 @@ func (s *Store) remoteReferrer(ctx context.Context, d v1.Descriptor) (v1.Image, 
 	if d.MediaType != "" {
 		mt = d.MediaType
 	}
-	return partial.CompressedToImage(&remoteImage{ctx: ctx, raw: raw, mediaType: mt, store: s})
+	return partial.CompressedToImage(&remoteImage{ctx: ctx, raw: raw, mediaType: mt, target: s})
 }
 
 // LegacySignatures returns the manifest tagged sha256-<hex>.sig next to
 // subject, where cosign's legacy signatures are (cosign v2's default, v3
 // with --new-bundle-format=false), within the manifest limit, its layers
 // read by digest and verified; nil and no error when there is no such
-// tag. An OCI layout holds none. It implements pkg/sign's
-// LegacySignatureStore.
-func (s *Store) LegacySignatures(ctx context.Context, subject v1.Descriptor) (v1.Image, error) {
-	if s.dir != "" {
-		return nil, nil
-	}
+// tag. It implements pkg/sign's LegacySignatureStore (an OCI layout's
+// target does not: cosign writes no legacy signatures into layouts).
+func (s *registryTarget) LegacySignatures(ctx context.Context, subject v1.Descriptor) (v1.Image, error) {
 	tag := s.repo.Tag(subject.Digest.Algorithm + "-" + subject.Digest.Hex + ".sig")
 	c, base, err := s.client(ctx)
 	if err != nil {
@@ -238,18 +347,19 @@ func (s *Store) LegacySignatures(ctx context.Context, subject v1.Descriptor) (v1
 	if len(raw) > maxManifestBytes {
 		return nil, fmt.Errorf("%w: the manifest of %s is over %d bytes", ErrTooLarge, tag, maxManifestBytes)
 	}
-	return partial.CompressedToImage(&remoteImage{ctx: ctx, raw: raw, mediaType: types.MediaType(mediaTypeOf(resp)), store: s})
+	return partial.CompressedToImage(&remoteImage{ctx: ctx, raw: raw, mediaType: types.MediaType(mediaTypeOf(resp)), target: s})
 }
 
 // client is an authenticated HTTP client for the store's repository, with
 // kitsmith's guarded transport, and the registry's base URL. It is made
 // once per store: the first call's ctx bounds the ping and the token
 // exchange, each request is bounded by its own.
-func (s *Store) client(ctx context.Context) (*http.Client, *url.URL, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hcDone {
-		return s.hc, s.base, nil
+func (s *registryTarget) client(ctx context.Context) (*http.Client, *url.URL, error) {
+	ss := &s.sess
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.hc != nil {
+		return ss.hc, ss.base, nil
 	}
 	auth, err := authn.Resolve(ctx, s.opts.keychain, s.repo)
 	if err != nil {
@@ -261,8 +371,17 @@ func (s *Store) client(ctx context.Context) (*http.Client, *url.URL, error) {
 	if err != nil {
 		return nil, nil, err // not kept: a cancelled first call must not fail the next
 	}
-	s.hc, s.base, s.hcDone = &http.Client{Transport: rt}, &url.URL{Scheme: s.repo.Registry.Scheme(), Host: s.repo.RegistryStr()}, true
-	return s.hc, s.base, nil
+	ss.hc, ss.base = &http.Client{Transport: rt}, &url.URL{Scheme: s.repo.Registry.Scheme(), Host: s.repo.RegistryStr()}
+	return ss.hc, ss.base, nil
+}
+
+// session is a registry target's HTTP client for the referrer reads,
+// authenticated once (one ping and token exchange) and shared by the
+// target's listings and reads.
+type session struct {
+	mu   sync.Mutex
+	hc   *http.Client
+	base *url.URL
 }
 
 // remoteImage is a referrer manifest read by remoteReferrer; its config
@@ -272,7 +391,7 @@ type remoteImage struct {
 	ctx       context.Context
 	raw       []byte
 	mediaType types.MediaType
-	store     *Store
+	target    *registryTarget
 }
 
 func (r *remoteImage) RawManifest() ([]byte, error)        { return r.raw, nil }
@@ -327,7 +446,7 @@ func (b *remoteBlob) Size() (int64, error)                { return b.d.Size, nil
 func (b *remoteBlob) MediaType() (types.MediaType, error) { return b.d.MediaType, nil }
 
 func (b *remoteBlob) Compressed() (io.ReadCloser, error) {
-	s := b.img.store
+	s := b.img.target
 	ref := s.repo.Digest(b.d.Digest.String())
 	c, base, err := s.client(b.img.ctx)
 	if err != nil {
@@ -376,137 +495,6 @@ func (v *verifiedBody) Read(p []byte) (int, error) {
 
 func (v *verifiedBody) Close() error { return v.rc.Close() }
 
-// checkReferrer checks a referrer image against the descriptor it was
-// read by and the blob bounds.
-func checkReferrer(img v1.Image, d v1.Descriptor) error {
-	got, err := FromImage(img).descriptor()
-	if err != nil {
-		return err
-	}
-	if got.Digest != d.Digest || (d.Size != 0 && got.Size != d.Size) {
-		return fmt.Errorf("%w: the manifest read is %s (%d bytes)", ErrDigestMismatch, got.Digest, got.Size)
-	}
-	m, err := img.Manifest()
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	for _, b := range append([]v1.Descriptor{m.Config}, m.Layers...) {
-		if b.Size > maxManifestBytes {
-			return fmt.Errorf("%w: its blob %s is %d bytes, over the %d byte limit of a referrer blob", ErrTooLarge, b.Digest, b.Size, maxManifestBytes)
-		}
-	}
-	return nil
-}
-
-// PushReferrer stores m, whose manifest's subject must be subject, by
-// digest and without a tag, and makes it discoverable through Referrers:
-// a registry without the referrers API gets the tag-schema index, merged
-// with the entries it already lists; a layout gets an index.json entry.
-// When a registry fails the push after the referrer is in place (a
-// cleanup request it refuses), the referrer is read back and the push
-// counts as done. It returns m's descriptor.
-func (s *Store) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
-	ctx, cancel := s.opts.operation(ctx)
-	defer cancel()
-	blobs, d, err := imageBlobs(m)
-	if err != nil {
-		return v1.Descriptor{}, fmt.Errorf("pushing a referrer: %w", err)
-	}
-	mf, err := m.Manifest()
-	if err != nil {
-		return v1.Descriptor{}, fmt.Errorf("pushing a referrer: %w", err)
-	}
-	if mf.Subject == nil || mf.Subject.Digest != subject.Digest {
-		return v1.Descriptor{}, fmt.Errorf("pushing referrer %s: its manifest's subject is not %s", d.Digest, subject.Digest)
-	}
-	d.ArtifactType = referrerType(mf)
-	d.Annotations = mf.Annotations
-	if s.dir != "" {
-		return d, s.layoutPush(ctx, blobs, d)
-	}
-	pinned := s.repo.Digest(d.Digest.String())
-	err = remote.Write(pinned, m, s.opts.remoteOptions(ctx)...)
-	if err == nil {
-		return d, nil
-	}
-	err = classifyRegistryError(pinned, err)
-	if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrDenied) || errors.Is(err, ErrUnreachable) {
-		return v1.Descriptor{}, fmt.Errorf("pushing referrer %s: %w", d.Digest, err)
-	}
-	// The registry may have refused a step after the referrer was stored;
-	// what counts is whether Referrers finds it.
-	if list, lerr := s.Referrers(ctx, subject); lerr == nil && slices.ContainsFunc(list, func(r v1.Descriptor) bool { return r.Digest == d.Digest }) {
-		return d, nil
-	}
-	return v1.Descriptor{}, fmt.Errorf("pushing referrer %s: %w", d.Digest, err)
-}
-
-// referrerType is a referrer's artifact type as the referrers API reports
-// it: the manifest's artifactType, else its config's media type.
-func referrerType(m *v1.Manifest) string {
-	if m.ArtifactType != "" {
-		return m.ArtifactType
-	}
-	return string(m.Config.MediaType)
-}
-
-// layoutReferrers scans the layout's index.json for image manifests whose
-// subject is subject.
-func (s *Store) layoutReferrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
-	st := dirStore{dir: s.dir}
-	raw, err := st.readFile("index.json", maxManifestBytes)
-	if err != nil {
-		return nil, fmt.Errorf("listing the referrers in %s: %w: reading index.json: %w", s.dir, ErrNotLayout, err)
-	}
-	var im v1.IndexManifest
-	if err := json.Unmarshal(raw, &im); err != nil {
-		return nil, fmt.Errorf("listing the referrers in %s: %w: index.json does not parse: %w", s.dir, ErrMalformed, err)
-	}
-	out := []v1.Descriptor{}
-	for _, d := range im.Manifests {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if !d.MediaType.IsImage() || d.Size > maxManifestBytes {
-			continue
-		}
-		b, err := readBlob(st, d, maxManifestBytes)
-		if err != nil {
-			return nil, fmt.Errorf("listing the referrers in %s: %w", s.dir, err)
-		}
-		var m v1.Manifest
-		if json.Unmarshal(b, &m) != nil || m.Subject == nil || m.Subject.Digest != subject.Digest {
-			continue
-		}
-		ref := v1.Descriptor{MediaType: d.MediaType, Digest: d.Digest, Size: d.Size, ArtifactType: referrerType(&m), Annotations: m.Annotations}
-		out = append(out, ref)
-	}
-	return out, nil
-}
-
-func (s *Store) layoutImage(d v1.Descriptor) (v1.Image, error) {
-	if d.MediaType == "" {
-		d.MediaType = types.OCIManifestSchema1
-	}
-	idx := &storeIndex{store: dirStore{dir: s.dir}, mediaType: types.OCIImageIndex, manifest: &v1.IndexManifest{Manifests: []v1.Descriptor{d}}}
-	return idx.Image(d.Digest)
-}
-
-func (s *Store) layoutPush(ctx context.Context, blobs []blob, d v1.Descriptor) error {
-	if err := putBlobs(ctx, s.dir, blobs); err != nil {
-		return fmt.Errorf("pushing referrer %s into %s: %w", d.Digest, s.dir, err)
-	}
-	err := updateIndex(s.dir, true, func(im *v1.IndexManifest) {
-		if !slices.ContainsFunc(im.Manifests, func(e v1.Descriptor) bool { return e.Digest == d.Digest }) {
-			im.Manifests = append(im.Manifests, d)
-		}
-	})
-	if err != nil {
-		return fmt.Errorf("pushing referrer %s into %s: %w", d.Digest, s.dir, err)
-	}
-	return nil
-}
-
 // Bounds on listing the referrers of one subject. The referrers API and
 // the tag-schema index are written by anyone who may push to the
 // repository, so a listing is bounded as any other read is.
@@ -551,7 +539,7 @@ type referrerLister struct {
 	base    *url.URL // the registry's base URL, scheme and host
 }
 
-func (s *Store) newLister(ctx context.Context, d name.Digest) (*referrerLister, error) {
+func (s *registryTarget) newLister(ctx context.Context, d name.Digest) (*referrerLister, error) {
 	h, err := v1.NewHash(d.DigestStr())
 	if err != nil {
 		return nil, err

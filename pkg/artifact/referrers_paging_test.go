@@ -67,7 +67,7 @@ func TestStoreReferrersPaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := artifact.NewStore(ctx, ref)
+	st, err := artifact.NewTarget(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestStoreReferrersBounded(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			reg, pages := endlessReferrers(t, tt.size, tt.same)
-			st, err := artifact.NewStore(ctx, reg+"/kits/endless:1.0.0")
+			st, err := artifact.NewTarget(ctx, reg+"/kits/endless:1.0.0")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ func TestStoreReferrersOtherHost(t *testing.T) {
 		_, _ = io.WriteString(w, `{"schemaVersion":2,"manifests":[]}`)
 	}))
 	t.Cleanup(srv.Close)
-	st, err := artifact.NewStore(ctx, srv.Listener.Addr().String()+"/kits/x:1")
+	st, err := artifact.NewTarget(ctx, srv.Listener.Addr().String()+"/kits/x:1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,10 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kitsmith/kitsmith/internal/golden"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // rows are the golden cases: one directory per mapping row, holding the
 // v2 kit (v2/), the expected v3 files (want/) and the report.
@@ -64,7 +62,7 @@ func TestGolden(t *testing.T) {
 			}
 			wantDir := filepath.Join("testdata", row, "want")
 			reportPath := filepath.Join("testdata", row, "report.golden")
-			if *update {
+			if golden.Update() {
 				writeGolden(t, wantDir, got, reportPath, report.Bytes())
 				return
 			}
@@ -232,18 +230,5 @@ func TestJSONReport(t *testing.T) {
 	if err := res.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "dockerfile", "report.json.golden")
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), b.String()); d != "" {
-		t.Errorf("JSON report (-want +got):\n%s", d)
-	}
+	golden.Check(t, filepath.Join("testdata", "dockerfile", "report.json.golden"), b.Bytes())
 }

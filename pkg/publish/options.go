@@ -27,28 +27,23 @@ type Builder interface {
 	Build(ctx context.Context, k *spec.Kit, o build.Options, ev chan<- progress.Event) (*build.Result, error)
 }
 
-// Registry is the registry side of publishing. pkg/artifact implements it
-// (NewRegistry).
+// Registry opens the artifact.Target each kit is published to: its
+// registry repository, or an OCI layout for a reference oci:DIR[:TAG].
+// The target's Head, Push, Tag and referrer methods are the registry side
+// of publishing. NewRegistry returns the one pkg/artifact implements.
 type Registry interface {
-	// Push writes every blob and manifest of a to ref's repository by
-	// digest, writing no tag, and returns the top-level descriptor.
-	Push(ctx context.Context, a *artifact.Artifact, ref string) (v1.Descriptor, error)
-	// Tag points ref's tag at d, which is already in the repository.
-	Tag(ctx context.Context, ref string, d v1.Descriptor) error
-	// Head returns what ref's tag points at, or an error wrapping
-	// artifact.ErrNotFound when there is no such tag.
-	Head(ctx context.Context, ref string) (v1.Descriptor, error)
-	// Store returns the referrer store of ref's repository, read afresh
-	// from the registry.
-	Store(ctx context.Context, ref string) (sign.ReferrerStore, error)
+	// Target opens the target ref names; the reference's tag is what the
+	// target's Head reads and Tag writes.
+	Target(ctx context.Context, ref string) (artifact.Target, error)
 }
 
-// ConditionalTagger is a Registry that can write a tag conditionally:
-// only if it still points at prev (nil: only if it does not exist), where
-// the registry honours conditional requests; a refused write wraps
-// artifact.ErrTagMoved. Run uses it when Options.Registry implements it.
+// ConditionalTagger is an artifact.Target that can write its tag
+// conditionally: only if it still points at prev (nil: only if it does
+// not exist), where the registry honours conditional requests; a refused
+// write wraps artifact.ErrTagMoved. Run's tag stage uses it when the
+// target implements it, as pkg/artifact's registry targets do.
 type ConditionalTagger interface {
-	TagIf(ctx context.Context, ref string, d v1.Descriptor, prev *v1.Hash) error
+	TagIf(ctx context.Context, d v1.Descriptor, prev *v1.Hash) error
 }
 
 // Signature is a signature or attestation attached to a subject.
@@ -106,11 +101,14 @@ type Options struct {
 	// lint.SeverityError.
 	FailLevel lint.Severity
 	// Lint are extra lint options for every kit; the kit's .kitsmith.yaml
-	// (found from its directory upwards) always applies.
+	// (found from its directory upwards, lint.WithKitConfig) always
+	// applies, so lint.WithConfig is refused (lint.ErrConfigConflict).
 	Lint []lint.Option
 	// Build configures the build; Outputs must be empty (Run pushes). A
-	// nil SourceDateEpoch means, per kit, the committer time of the last
-	// commit touching the kit directory (as kitsmith build takes it), else 0.
+	// nil SourceDateEpoch means, per kit, what build.SourceDateEpoch
+	// resolves without an environment value (as kitsmith build takes it):
+	// the committer time of the last commit touching the kit directory,
+	// else nil (0, without a created annotation).
 	Build build.Options
 	// Jobs is how many kits are published at once. Zero means
 	// runtime.NumCPU().

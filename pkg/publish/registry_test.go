@@ -59,7 +59,7 @@ func TestRunRealRegistry(t *testing.T) {
 	if err != nil || d.Digest != k.Index.Digest {
 		t.Fatalf("tag = %v, %v; want %s", d.Digest, err, k.Index.Digest)
 	}
-	st, err := artifact.NewStore(context.Background(), o.Tag)
+	st, err := artifact.NewTarget(context.Background(), o.Tag)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,25 +63,41 @@ type racingRegistry struct {
 	before, after bool
 }
 
-func (r *racingRegistry) race(ctx context.Context, ref string) error {
-	return artifact.Tag(ctx, ref, r.racer)
+func (r *racingRegistry) Target(ctx context.Context, ref string) (artifact.Target, error) {
+	t, err := r.Registry.Target(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return &racingTarget{Target: t, r: r, ref: ref}, nil
 }
 
-func (r *racingRegistry) Tag(ctx context.Context, ref string, d v1.Descriptor) error {
-	return r.TagIf(ctx, ref, d, nil)
+type racingTarget struct {
+	artifact.Target
+	r   *racingRegistry
+	ref string
 }
 
-func (r *racingRegistry) TagIf(ctx context.Context, ref string, d v1.Descriptor, prev *v1.Hash) error {
-	if r.before {
-		if err := r.race(ctx, ref); err != nil {
+func (t *racingTarget) race(ctx context.Context) error {
+	other, err := artifact.NewTarget(ctx, t.ref)
+	if err != nil {
+		return err
+	}
+	return other.Tag(ctx, t.r.racer)
+}
+
+func (t *racingTarget) Tag(ctx context.Context, d v1.Descriptor) error { return t.TagIf(ctx, d, nil) }
+
+func (t *racingTarget) TagIf(ctx context.Context, d v1.Descriptor, prev *v1.Hash) error {
+	if t.r.before {
+		if err := t.race(ctx); err != nil {
 			return err
 		}
 	}
-	if err := r.Registry.(ConditionalTagger).TagIf(ctx, ref, d, prev); err != nil {
+	if err := t.Target.(ConditionalTagger).TagIf(ctx, d, prev); err != nil {
 		return err
 	}
-	if r.after {
-		return r.race(ctx, ref)
+	if t.r.after {
+		return t.race(ctx)
 	}
 	return nil
 }

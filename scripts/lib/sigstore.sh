@@ -83,7 +83,7 @@ sig_build_own_tools() {
   local t
   t=$(now)
   mkdir -p "$SIG_BIN"
-  (cd "$ROOT" && GOFLAGS=-buildvcs=false CGO_ENABLED=0 go build -trimpath -o "$SIG_BIN/" \
+  (cd "$ROOT" && GOFLAGS=-buildvcs=false CGO_ENABLED=0 go build -trimpath -tags kitsmith_testtools -o "$SIG_BIN/" \
     ./internal/cmd/kitsmith-oidc ./internal/cmd/kitsmith-trustroot) ||
     die "building kitsmith-oidc and kitsmith-trustroot failed"
   log "built kitsmith-oidc, kitsmith-trustroot into $SIG_BIN ($(elapsed "$t"))"

@@ -1,3 +1,9 @@
+// The kitsmith_testtools tag keeps this test tool out of `go install ./...`
+// (the pre-commit hook's build): scripts/lib/sigstore.sh and scripts/test.sh
+// pass it.
+
+//go:build kitsmith_testtools
+
 // Command kitsmith-trustroot makes the keys and trust files of the local
 // Sigstore stack that scripts/services.sh starts. It is a test tool, never
 // shipped.

@@ -1,3 +1,5 @@
+//go:build kitsmith_testtools
+
 package main
 
 import (

@@ -70,7 +70,8 @@ func (s *SARIF) Format(w io.Writer, r *lint.Result) error {
 			AddLocation(sarif.NewLocationWithPhysicalLocation(
 				sarif.NewPhysicalLocation().
 					WithArtifactLocation(sarif.NewSimpleArtifactLocation(s.uri(start.File))).
-					WithRegion(region)))
+					WithRegion(region))).
+			WithFixes(s.sarifFixes(f))
 	}
 	rep.AddRun(run)
 	return rep.PrettyWrite(w)
