@@ -133,6 +133,12 @@ func TestVerifyJunkReferrers(t *testing.T) {
 			if code != exitOK || !strings.Contains(stdout, fmt.Sprintf("verified, 1 of %d", len(want)+1)) {
 				t.Fatalf("verify: exit %d\n%s%s", code, stdout, stderr)
 			}
+			if strings.Contains(stdout, " key :") || strings.Contains(stdout, "%!w") || strings.Count(stdout, "reading referrer") > 0 {
+				t.Errorf("a rejection names an empty key, a nil error or its digest twice:\n%s", stdout)
+			}
+			if !strings.Contains(stdout, fmt.Sprintf("referrers: %d listed, %d examined, 0 skipped", len(want)+1, len(want)+1)) {
+				t.Errorf("no referrer counts:\n%s", stdout)
+			}
 			for h, reason := range want {
 				line := lineWith(stdout, "rejected "+h.String())
 				if !strings.Contains(line, reason) {
