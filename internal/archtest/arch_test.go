@@ -41,8 +41,10 @@ var allow = map[string][]string{
 	"pkg/migrate":               {"pkg/spec", "pkg/lint"},
 	"pkg/publish": {"pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review",
 		"internal/version"},
+	// kitsmith test: composes, runs the hooks and judges their egress.
+	"pkg/emulator": {"pkg/spec", "pkg/artifact", "pkg/build", "pkg/review", "internal/shimproto", "internal/textsafe"},
 	"cmd/kitsmith": {"schemas", "pkg/spec", "pkg/lint", "pkg/lint/format", "pkg/artifact", "pkg/build", "pkg/sign",
-		"pkg/review", "pkg/migrate", "pkg/progress", "pkg/publish",
+		"pkg/review", "pkg/migrate", "pkg/progress", "pkg/publish", "pkg/emulator", "internal/shim",
 		"internal/diag", "internal/textsafe", "internal/version"},
 	"internal/archtest": {},
 	"internal/diag":     {"internal/textsafe"},
@@ -50,6 +52,11 @@ var allow = map[string][]string{
 	"internal/textsafe": {},
 	"internal/version":  {},
 	"internal/gitdate":  {},
+	// What kitsmith and its in-container shim agree on, and the shim
+	// itself: the in-container side of kitsmith test, a process that runs
+	// only inside the test container (as the hidden kitsmith __shim).
+	"internal/shimproto": {},
+	"internal/shim":      {"internal/shimproto"},
 	// The golden-file helper of the tests (KITSMITH_UPDATE_GOLDEN).
 	"internal/golden": {},
 	// The local services the integration tests and the main job use: an
@@ -73,6 +80,7 @@ var process = map[string]bool{
 	"internal/cmd/kitsmith-trustroot": true,
 	"internal/testsvc/stack":          true,
 	"internal/golden":                 true,
+	"internal/shim":                   true,
 }
 
 // mayExec are the library packages allowed to import os/exec (none).

@@ -122,6 +122,19 @@ func networkClient(c Command) (string, bool) {
 	return "", false
 }
 
+// NetworkClient returns the first network client the hook runs (curl,
+// pip install, git clone…), found as hook-missing-proxy-env finds it, and
+// whether it runs one. A hook standing for a staged script (Via) is judged
+// on that script.
+func (h *Hook) NetworkClient() (string, bool) {
+	for _, c := range hookCommands(h) {
+		if name, ok := networkClient(c); ok {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // onlyLocal reports whether every literal URL among args is on the
 // sandbox's own loopback, which needs no proxy. Without a literal URL it
 // is false.

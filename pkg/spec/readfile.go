@@ -185,3 +185,21 @@ func ioFailure(err error) bool {
 	return err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errDirectory) &&
 		!(errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"))
 }
+
+// ReadRegular reads the file name of fsys the way kitsmith reads every kit
+// file: a regular file only (ErrNotRegular otherwise, judged by its
+// metadata before it is opened, so a FIFO cannot block and a device is
+// never read) and at most limit bytes (ErrFileTooLarge, without reading the
+// file whole, even one whose size its metadata understates). fsys should
+// confine names to the kit, as an os.Root's file system does. Errors are
+// *fs.PathError values naming name.
+func ReadRegular(fsys fs.FS, name string, limit int) ([]byte, error) {
+	data, tooBig, err := readLimited(fsys, name, limit)
+	switch {
+	case err != nil:
+		return nil, err
+	case tooBig >= 0:
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes, over %d", ErrFileTooLarge, tooBig, limit)}
+	}
+	return data, nil
+}
