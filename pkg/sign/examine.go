@@ -29,7 +29,7 @@ const (
 	// by then are counted as not examined.
 	MaxExamineTime = 2 * time.Minute
 	// ReferrerTimeout bounds reading one referrer, its manifest and its
-	// bundle.
+	// bundle, unless WithReferrerTimeout says otherwise.
 	ReferrerTimeout = 10 * time.Second
 	// maxReferrerManifest bounds one referrer's manifest: a bundle
 	// referrer's is about 1 KB.
@@ -58,11 +58,11 @@ func markedBundle(d v1.Descriptor) bool {
 }
 
 // examine reads the referrers refs of subject, those marked as bundles
-// first, each on its own within ReferrerTimeout, and calls judge for each
+// first, each on its own within timeout, and calls judge for each
 // bundle read. It returns one Signature per bundle referrer, accepted or
 // rejected (a referrer that could not be read is rejected with why), and
 // fills c. Only the cancellation of ctx itself is an error.
-func examine(ctx context.Context, st ReferrerStore, subject v1.Descriptor, refs []v1.Descriptor, c *ReferrerCounts, judge func(b *Bundle, ref v1.Hash) Signature) ([]Signature, error) {
+func examine(ctx context.Context, st ReferrerStore, subject v1.Descriptor, refs []v1.Descriptor, timeout time.Duration, c *ReferrerCounts, judge func(b *Bundle, ref v1.Hash) Signature) ([]Signature, error) {
 	order := slices.Clone(refs)
 	slices.SortStableFunc(order, func(a, b v1.Descriptor) int {
 		switch ma, mb := markedBundle(a), markedBundle(b); {
@@ -93,8 +93,8 @@ func examine(ctx context.Context, st ReferrerStore, subject v1.Descriptor, refs 
 					return
 				}
 				d := order[i]
-				rctx, rcancel := context.WithTimeout(deadline, ReferrerTimeout)
-				b, err := readBundle(rctx, st, subject, d, &budget)
+				rctx, rcancel := context.WithTimeout(deadline, timeout)
+				b, err := readBundle(rctx, st, subject, d, &budget, timeout)
 				rcancel()
 				if errors.Is(err, errNotExamined) || err != nil && deadline.Err() != nil {
 					return // the budget or the examination's time ran out
@@ -132,7 +132,7 @@ func examine(ctx context.Context, st ReferrerStore, subject v1.Descriptor, refs 
 // bytes read to budget: errNotBundle for a referrer of another kind,
 // errNotExamined when the budget or the examination's time is spent, and
 // any other error for a referrer that cannot be read or is malformed.
-func readBundle(ctx context.Context, st ReferrerStore, subject v1.Descriptor, d v1.Descriptor, budget *atomic.Int64) (*Bundle, error) {
+func readBundle(ctx context.Context, st ReferrerStore, subject v1.Descriptor, d v1.Descriptor, budget *atomic.Int64, timeout time.Duration) (*Bundle, error) {
 	if d.Size > maxReferrerManifest {
 		if markedBundle(d) {
 			return nil, fmt.Errorf("its manifest is %d bytes, over the %d byte limit of a signature referrer", d.Size, maxReferrerManifest)
@@ -141,11 +141,11 @@ func readBundle(ctx context.Context, st ReferrerStore, subject v1.Descriptor, d 
 	}
 	img, err := st.Referrer(ctx, d)
 	if err != nil {
-		return nil, readFailure(ctx, err)
+		return nil, readFailure(ctx, err, timeout)
 	}
 	raw, err := img.RawManifest()
 	if err != nil {
-		return nil, readFailure(ctx, err)
+		return nil, readFailure(ctx, err, timeout)
 	}
 	if budget.Add(-int64(len(raw))) < 0 {
 		return nil, errNotExamined
@@ -172,24 +172,24 @@ func readBundle(ctx context.Context, st ReferrerStore, subject v1.Descriptor, d 
 	}
 	l, err := img.LayerByDigest(ld.Digest)
 	if err != nil {
-		return nil, fmt.Errorf("reading its bundle: %w", readFailure(ctx, err))
+		return nil, fmt.Errorf("reading its bundle: %w", readFailure(ctx, err, timeout))
 	}
 	rc, err := l.Compressed()
 	if err != nil {
-		return nil, fmt.Errorf("reading its bundle: %w", readFailure(ctx, err))
+		return nil, fmt.Errorf("reading its bundle: %w", readFailure(ctx, err, timeout))
 	}
 	defer rc.Close()
 	data, err := io.ReadAll(io.LimitReader(rc, maxBundleSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading its bundle: %w", readFailure(ctx, err))
+		return nil, fmt.Errorf("reading its bundle: %w", readFailure(ctx, err, timeout))
 	}
 	return ParseBundle(data)
 }
 
 // readFailure names a read that ran out of its referrer's time.
-func readFailure(ctx context.Context, err error) error {
+func readFailure(ctx context.Context, err error, timeout time.Duration) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("the registry did not serve it within %s: %w", ReferrerTimeout, err)
+		return fmt.Errorf("the registry did not serve it within %s: %w", timeout, err)
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -121,4 +122,55 @@ func (s *failingStore) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image,
 		return nil, fmt.Errorf("GET /v2/kits/blobs/%s: BLOB_UNKNOWN: blob unknown to registry", d.Digest)
 	}
 	return s.Store.Referrer(ctx, d)
+}
+
+// hangingStore never serves one referrer: its reads wait until their
+// context ends.
+type hangingStore struct {
+	*signtest.Store
+	hang v1.Hash
+}
+
+func (s *hangingStore) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
+	if d.Digest == s.hang {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.Store.Referrer(ctx, d)
+}
+
+// TestVerifySlowReferrer: a referrer the registry never serves is
+// rejected at the referrer timeout, saying so, and the valid signature
+// beside it is accepted.
+func TestVerifySlowReferrer(t *testing.T) {
+	f := newFixture(t)
+	k := kit(t)
+	st := &hangingStore{Store: signtest.NewStore()}
+	f.signed(t, st, k, k, signtest.Cert{})
+	f.signed(t, st, k, k, signtest.Cert{})
+	list, _ := st.Referrers(context.Background(), k)
+	st.hang = list[1].Digest
+	v, err := sign.NewVerifier(f.trust, sign.WithoutSCTUnsafe(), sign.WithoutTlogUnsafe(), sign.WithReferrerTimeout(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := v.Verify(context.Background(), st, k, devPolicy)
+	if err != nil || len(res.Signatures) != 2 {
+		t.Fatalf("Verify = %+v, %v", res, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Verify took %v with a 200ms referrer timeout", d)
+	}
+	for _, s := range res.Signatures {
+		if s.Referrer == st.hang && (s.Accepted || !strings.Contains(s.Reason, "did not serve it within 200ms")) {
+			t.Errorf("the hanging referrer: %+v", s)
+		}
+		if s.Referrer != st.hang && !s.Accepted {
+			t.Errorf("the valid signature: %+v", s)
+		}
+	}
+	if _, err := sign.NewVerifier(f.trust, sign.WithReferrerTimeout(0)); err == nil {
+		t.Error("WithReferrerTimeout(0) accepted")
+	}
 }

@@ -82,14 +82,14 @@ func (v *Verifier) examineLegacy(ctx context.Context, st ReferrerStore, subject 
 	if !ok {
 		return nil, nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, ReferrerTimeout)
+	rctx, cancel := context.WithTimeout(ctx, v.referrerTimeout)
 	defer cancel()
 	img, err := ls.LegacySignatures(rctx, subject)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err != nil {
-		return []Signature{rejected(subject.Digest, "legacy", fmt.Errorf("reading the legacy signatures (%s-%s.sig): %w", subject.Digest.Algorithm, subject.Digest.Hex, readFailure(rctx, err)))}, nil
+		return []Signature{rejected(subject.Digest, "legacy", fmt.Errorf("reading the legacy signatures (%s-%s.sig): %w", subject.Digest.Algorithm, subject.Digest.Hex, readFailure(rctx, err, v.referrerTimeout)))}, nil
 	}
 	if img == nil {
 		return nil, nil
@@ -113,7 +113,7 @@ func (v *Verifier) examineLegacy(ctx context.Context, st ReferrerStore, subject 
 		sig := Signature{Referrer: l.Digest, Kind: "legacy"}
 		data, err := legacyPayload(rctx, img, l)
 		if err != nil {
-			out = append(out, rejected(l.Digest, "legacy", readFailure(rctx, err)))
+			out = append(out, rejected(l.Digest, "legacy", readFailure(rctx, err, v.referrerTimeout)))
 			continue
 		}
 		sb, err := legacyBundle(l.Annotations, data)

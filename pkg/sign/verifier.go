@@ -110,13 +110,30 @@ type Timestamp struct {
 type Verifier struct {
 	cert *verify.Verifier // for bundles with a certificate
 	key  *verify.Verifier // for bundles with a public key hint
+	// referrerTimeout bounds reading one referrer (WithReferrerTimeout).
+	referrerTimeout time.Duration
 }
 
 // VerifierOption configures a Verifier.
 type VerifierOption func(*verifierOptions) error
 
 type verifierOptions struct {
-	noSCT, noTlog bool
+	noSCT, noTlog   bool
+	referrerTimeout time.Duration
+}
+
+// WithReferrerTimeout bounds reading one referrer (its manifest and its
+// bundle) to d instead of ReferrerTimeout; a referrer not read by then is
+// rejected, saying so, and the others are still examined. d must be
+// positive.
+func WithReferrerTimeout(d time.Duration) VerifierOption {
+	return func(o *verifierOptions) error {
+		if d <= 0 {
+			return fmt.Errorf("WithReferrerTimeout: %s is not a positive duration", d)
+		}
+		o.referrerTimeout = d
+		return nil
+	}
 }
 
 // WithoutSCTUnsafe accepts certificates with no signed certificate
@@ -143,7 +160,7 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 	if trust == nil {
 		return nil, errors.New("a verifier needs trusted material")
 	}
-	o := &verifierOptions{}
+	o := &verifierOptions{referrerTimeout: ReferrerTimeout}
 	for _, opt := range opts {
 		if err := opt(o); err != nil {
 			return nil, err
@@ -168,7 +185,7 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 	if err != nil {
 		return nil, fmt.Errorf("configuring the verifier: %w", err)
 	}
-	return &Verifier{cert: cv, key: kv}, nil
+	return &Verifier{cert: cv, key: kv, referrerTimeout: o.referrerTimeout}, nil
 }
 
 // Verify finds the Sigstore bundles among subject's referrers in st and
@@ -207,7 +224,7 @@ func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Desc
 	}
 	res := &Result{FormatVersion: ResultFormatVersion, Subject: subject, Signatures: []Signature{}}
 	res.Referrers.Truncated = truncated
-	sigs, err := examine(ctx, st, subject, refs, &res.Referrers, func(b *Bundle, ref v1.Hash) Signature {
+	sigs, err := examine(ctx, st, subject, refs, v.referrerTimeout, &res.Referrers, func(b *Bundle, ref v1.Hash) Signature {
 		return v.check(b, ref, subject, ids, idErr, p)
 	})
 	if err != nil {
