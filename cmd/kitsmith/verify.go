@@ -239,6 +239,15 @@ func (o *verifyOptions) run(ctx context.Context, e env, out, errOut io.Writer, r
 		return err
 	}
 	kit, st, err := o.head(ctx, ref)
+	if errors.Is(err, artifact.ErrDigestMismatch) {
+		// The registry answers the kit's digest with another manifest: a
+		// failed verification, as cosign has it, not an I/O error.
+		var ue *usageError
+		if errors.As(err, &ue) {
+			err = ue.err
+		}
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: not verified: %w", ref, err)}
+	}
 	if err != nil {
 		return err
 	}

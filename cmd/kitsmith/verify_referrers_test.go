@@ -182,7 +182,7 @@ func lyingRegistry(t *testing.T) (host string, lie func(want, serve v1.Hash)) {
 	lies := map[string]string{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for want, serve := range lies {
-			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/manifests/"+want) {
+			if (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasSuffix(r.URL.Path, "/manifests/"+want) {
 				r = r.Clone(r.Context())
 				r.URL.Path = strings.TrimSuffix(r.URL.Path, want) + serve
 			}
@@ -239,4 +239,23 @@ func mustHash(t *testing.T, s string) v1.Hash {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// TestVerifyRegistryServesAnotherKit: a registry that answers the kit's
+// digest with another manifest fails verification (exit 1), naming both.
+func TestVerifyRegistryServesAnotherKit(t *testing.T) {
+	f := newSignFixture(t)
+	reg, lie := lyingRegistry(t)
+	repo := reg + "/kits/lying"
+	ref := at.Push(t, repo+":1.0.0", at.Mixin(t).SetAnnotation("org.opencontainers.image.description", "the kit").Index(t))
+	other := at.Push(t, repo+":other", at.Mixin(t).SetAnnotation("org.opencontainers.image.description", "another kit").Index(t))
+	if _, stderr, code := runCLI(t, f.signArgs("--identity-token", signtest.Token(testSigner), other)...); code != exitOK {
+		t.Fatalf("sign: exit %d\n%s", code, stderr)
+	}
+	want, served := mustHash(t, ref[strings.LastIndex(ref, "@")+1:]), mustHash(t, other[strings.LastIndex(other, "@")+1:])
+	lie(want, served)
+	stdout, stderr, code := runCLI(t, f.verifyArgs("--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, ref)...)
+	if code != exitFindings || !strings.Contains(stdout+stderr, served.String()) {
+		t.Errorf("exit %d, want 1 naming the manifest served instead\n%s%s", code, stdout, stderr)
+	}
 }

@@ -281,7 +281,7 @@ func (s *registryTarget) remoteReferrer(ctx context.Context, d v1.Descriptor) (v
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", strings.Join([]string{string(types.OCIManifestSchema1), string(types.DockerManifestSchema2)}, ", "))
+	req.Header.Set("Accept", manifestAccept)
 	resp, err := c.Do(req)
 	if err != nil {
 		return nil, classifyRegistryError(pinned, err)
@@ -309,6 +309,29 @@ func (s *registryTarget) remoteReferrer(ctx context.Context, d v1.Descriptor) (v
 		mt = d.MediaType
 	}
 	return partial.CompressedToImage(&remoteImage{ctx: ctx, raw: raw, mediaType: mt, target: s})
+}
+
+// headPinned reads the manifest a digest reference names and checks what
+// the registry serves against the digest: a registry that serves another
+// manifest is an ErrDigestMismatch naming it.
+func (s *registryTarget) headPinned(ctx context.Context, dg name.Digest) (v1.Descriptor, error) {
+	want, err := v1.NewHash(dg.DigestStr())
+	if err != nil {
+		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", dg, err)
+	}
+	img, err := s.remoteReferrer(ctx, v1.Descriptor{Digest: want})
+	if err != nil {
+		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", dg, err)
+	}
+	raw, err := img.RawManifest()
+	if err != nil {
+		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", dg, err)
+	}
+	mt, err := img.MediaType()
+	if err != nil {
+		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", dg, err)
+	}
+	return v1.Descriptor{MediaType: mt, Digest: want, Size: int64(len(raw))}, nil
 }
 
 // LegacySignatures returns the manifest tagged sha256-<hex>.sig next to
@@ -349,6 +372,10 @@ func (s *registryTarget) LegacySignatures(ctx context.Context, subject v1.Descri
 	}
 	return partial.CompressedToImage(&remoteImage{ctx: ctx, raw: raw, mediaType: types.MediaType(mediaTypeOf(resp)), target: s})
 }
+
+// manifestAccept is the Accept header of a manifest read by digest.
+const manifestAccept = "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, " +
+	"application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json"
 
 // client is an authenticated HTTP client for the store's repository, with
 // kitsmith's guarded transport, and the registry's base URL. It is made
