@@ -95,7 +95,8 @@ Exit status: 0 at least one signature satisfies the policy and the kit stays
 within the ceiling (if any); 1 no signature does (the reason for each is
 printed: a referrer that cannot be read, is too large, too slow, or is served
 as another manifest than its digest names is one of them), the kit has none,
-or the kit is beyond the ceiling (each violation is printed); 2 usage,
+the registry serves another manifest for the kit's own digest, or the kit is
+beyond the ceiling (each violation is printed); 2 usage,
 configuration or I/O error, including a policy or baseline that cannot be
 read and a registry that cannot be reached or refuses to list the kit's
 referrers (401, 403).`,
