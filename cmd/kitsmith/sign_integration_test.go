@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/elliptic"
 	"os"
@@ -123,6 +124,24 @@ func TestSignVerifyIntegration(t *testing.T) {
 				}
 			})
 
+			t.Run("kitsmith verify accepts beside junk referrers", func(t *testing.T) {
+				ref := pushKit(t, reg, "junk-live")
+				signWith(t, ref)
+				subject, err := artifact.Head(context.Background(), ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				plant(t, ref, at.Referrer(t, subject, at.BundleType, bytes.Repeat([]byte("x"), 50<<20)), true)
+				plant(t, ref, at.Referrer(t, subject, at.BundleType, []byte(`{"mediaType":"junk"}`)), true)
+				stdout, stderr, code := runCLI(t, verifyArgs(append(identity, ref)...)...)
+				if code != exitOK || !strings.Contains(stdout, "verified, 1 of 3") || !strings.Contains(stdout, "referrers: 3 listed, 3 examined") {
+					t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+				}
+				args := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, identity...), sct...)
+				if out, err := cosignCLI(t, s, append(args, ref)...); err != nil {
+					t.Logf("cosign verify beside the junk: %v\n%s", err, out)
+				}
+			})
 			t.Run("cosign verify accepts a kitsmith signature", func(t *testing.T) {
 				args := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, identity...), sct...)
 				out, err := cosignCLI(t, s, append(args, kit)...)

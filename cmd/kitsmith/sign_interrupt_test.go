@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kitsmith/kitsmith/internal/testsvc/stack"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
@@ -29,12 +30,13 @@ func TestInterruptHungSigstore(t *testing.T) {
 		return append([]string{"--trusted-root", f.trustedRoot, "--fulcio-url", fulcio, "--tsa-url", tsa}, extra...)
 	}
 	noLog := "--tlog-upload=false"
-	tests := []struct {
+	type hungCase struct {
 		name    string
 		publish bool
 		args    []string
 		env     env
-	}{
+	}
+	tests := []hungCase{
 		{name: "sign: Fulcio", args: base(hang, f.ss.TSAURL, noLog, "--identity-token", tok)},
 		{name: "sign: timestamp authority", args: base(f.ss.FulcioURL, hang+"/api/v1/timestamp", noLog, "--identity-token", tok)},
 		{name: "sign: Rekor v2", args: base(f.ss.FulcioURL, f.ss.TSAURL, "--rekor-url", hang, "--identity-token", tok)},
@@ -43,6 +45,19 @@ func TestInterruptHungSigstore(t *testing.T) {
 			env: env{"ACTIONS_ID_TOKEN_REQUEST_URL": hang + "/token?api-version=2.0", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "request-token"}},
 		{name: "publish: Fulcio", publish: true, args: base(hang, f.ss.TSAURL, noLog, "--insecure-ignore-sct", "--identity-token", tok)},
 		{name: "publish: timestamp authority", publish: true, args: base(f.ss.FulcioURL, hang+"/api/v1/timestamp", noLog, "--insecure-ignore-sct", "--identity-token", tok)},
+	}
+	if s, ok := stack.Env(t); ok {
+		// The same against the real Fulcio, timestamp authority and Rekor
+		// v2 of the integration suite, one of them replaced by the hang.
+		live := func(fulcio, tsa, rekor string) []string {
+			return []string{"--trusted-root", s.TrustedRoot, "--fulcio-url", fulcio, "--tsa-url", tsa, "--rekor-url", rekor, "--identity-token", s.Token(t, stack.Email, nil)}
+		}
+		tests = append(tests,
+			hungCase{name: "live sign: timestamp authority", args: live(s.FulcioURL, hang+"/api/v1/timestamp", s.RekorURL)},
+			hungCase{name: "live sign: Fulcio", args: live(hang, s.TSAURL, s.RekorURL)},
+			hungCase{name: "live sign: Rekor v2", args: live(s.FulcioURL, s.TSAURL, hang)},
+			hungCase{name: "live publish: timestamp authority", publish: true, args: append(live(s.FulcioURL, hang+"/api/v1/timestamp", s.RekorURL), "--insecure-ignore-sct")},
+		)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
