@@ -158,6 +158,11 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 	if o.tag == "" && o.tagTemplate == "" { // before the signer reaches out to Sigstore
 		return po, usageErrorf("publish needs --tag REF for one kit, or --tag-template 'REGISTRY/kits/{stem}:{version}' for several")
 	}
+	if o.tag != "" {
+		if err := publish.CheckReference(o.tag); err != nil {
+			return po, usageErrorf("--tag: %v", err)
+		}
+	}
 	if o.jobs < 0 {
 		return po, usageErrorf("--jobs must be at least 1 (or 0 for the number of CPUs), not %d", o.jobs)
 	}

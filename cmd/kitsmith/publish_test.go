@@ -223,3 +223,19 @@ func TestPublishLayout(t *testing.T) {
 		t.Errorf("verify the layout publish wrote: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestPublishRefusesReferences: a --tag that cannot be published to is a
+// usage error naming the flag, before anything is built or signed.
+func TestPublishRefusesReferences(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ tag, want string }{
+		{"oci-archive:" + filepath.Join(dir, "kit.tar"), "is an archive, which is read-only"},
+		{"docker://127.0.0.1:1/kits/gh:1", `starts with "docker:"`},
+		{"dir:" + dir, `starts with "dir:"`},
+	} {
+		stdout, stderr, code := runPublish(t, env{"SOURCE_DATE_EPOCH": "0"}, "--unsigned", "-t", tt.tag, "../../kits/outside")
+		if code != exitUsage || !strings.Contains(stderr, "--tag: ") || !strings.Contains(stderr, tt.want) || stdout != "" {
+			t.Errorf("--tag %s: exit %d, want 2 saying --tag ... %q\nstdout:\n%s\nstderr:\n%s", tt.tag, code, tt.want, stdout, stderr)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
@@ -306,7 +307,7 @@ func (o *signOptions) platformManifests(ctx context.Context, ref string) ([]v1.D
 	}
 	var out []v1.Descriptor
 	for _, m := range im.Manifests {
-		if m.Annotations["vnd.docker.reference.type"] == "attestation-manifest" {
+		if artifact.IsAttestation(m) {
 			continue
 		}
 		out = append(out, v1.Descriptor{MediaType: m.MediaType, Size: m.Size, Digest: m.Digest})

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/textsafe"
+	"github.com/kitsmith/kitsmith/pkg/admission"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/sign"
@@ -37,8 +38,9 @@ type verifyOptions struct {
 	registryFlags
 	formatFlag
 	verifierFlags
-	kitArgs []string
-	verbose bool
+	kitArgs  []string
+	platform string
+	verbose  bool
 }
 
 func newVerifyCmd(ro *rootOptions) *cobra.Command {
@@ -56,7 +58,9 @@ one that cannot be read, is too large or too slow is rejected with its
 reason and the others are still examined. Legacy cosign signatures (the
 sha256-<hex>.sig tag cosign v2 writes, and v3 with --new-bundle-format=false)
 are verified through the same trust and policy and labelled legacy;
---require-bundle refuses them. A signature is accepted
+--require-bundle refuses them. An unanchored --certificate-identity-regexp or
+--certificate-oidc-issuer-regexp is accepted, as cosign accepts it, with a
+warning naming the anchored form. A signature is accepted
 when its statement's subject is the kit's digest, its certificate chains to
 the trusted root, was valid when a timestamp authority or the transparency
 log saw the signature, carries an SCT (unless --insecure-ignore-sct), is in
@@ -69,15 +73,21 @@ signed timestamp), and matches the policy:
   --policy FILE   an admission policy (docs/policy.md): trusted signers,
                   GitHub workflow claims and a permission ceiling; or sign's
                   plain JSON or YAML list of trusted signers
-                  {identity | identityRegexp, issuer | issuerRegexp}
+                  {identity | identityRegexp, issuer | issuerRegexp}; in
+                  both, a regular expression is anchored as a whole
+                  (^…$, no top-level alternative) and matches whole values
 
 With a policy that states a ceiling, the kit must also stay within it once
-a signature is accepted: the published descriptor of the verified digest
-(read from its manifest annotation, no other network), in its effective form
-with --kit-arg values and the defaults, may grant no network destination,
+a signature is accepted: every descriptor the verified digest serves (the
+index's and each platform manifest's, or the one platform --platform names;
+no other network), each validated in published and effective mode and judged
+in its effective form with the defaults and then --kit-arg values, may grant
+no network destination, host a credential's secret goes to, raw credential,
 credential, path, device, port, SSH agent or privilege the ceiling does not
 allow, and no widening of a pinned baseline. Each violation names the
-surface entry and the policy rule it breaks.
+surface entry, the policy rule it breaks and the platforms it is on. A
+descriptor that does not validate, or a platform manifest that disagrees
+with the index, is refused with its reasons: never within the ceiling.
 
 The trusted root is public-good Sigstore's (through TUF, cached in
 --tuf-cache) unless --trusted-root names one, which also verifies offline.
@@ -148,6 +158,7 @@ func (o *verifyOptions) AddFlags(cmd *cobra.Command) {
 	o.verifierFlags.AddFlags(cmd)
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print each rejection's whole text, not only its reason")
 	cmd.Flags().StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value the ceiling judges the effective form with (repeatable; needs a --policy with a ceiling)")
+	cmd.Flags().StringVar(&o.platform, "platform", "", "judge only this platform's descriptor against the ceiling, e.g. linux/arm64 (default: every platform, and the index)")
 }
 
 // AddFlags registers the trust, policy and bypass flags on cmd.
@@ -206,7 +217,7 @@ func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	if o.policyFile == "" {
 		return p, nil, nil
 	}
-	admission, err := applyPolicyFile(o.policyFile, &p)
+	policy, err := applyPolicyFile(o.policyFile, &p)
 	if err != nil {
 		return sign.Policy{}, nil, err
 	}
@@ -217,23 +228,30 @@ func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	case o.key == "" && !hasID && len(p.TrustedSigners) == 0:
 		return sign.Policy{}, nil, usageErrorf("no signer to accept: %s lists no signers; add signers, --certificate-identity and --certificate-oidc-issuer, or --key", o.policyFile)
 	}
-	return p, admission, nil
+	return p, policy, nil
 }
 
 func (o *verifyOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref string) error {
-	p, admission, err := o.policyOf()
+	p, policy, err := o.policyOf()
 	if err != nil {
 		return err
 	}
-	for _, w := range unanchoredWarnings(o.policy, p, admission == nil) {
+	for _, w := range unanchoredWarnings(o.policy) {
 		fmt.Fprintln(errOut, w)
 	}
 	kitArgs, err := parseKeyValues("--kit-arg", o.kitArgs)
 	if err != nil {
 		return err
 	}
-	if len(kitArgs) > 0 && (admission == nil || admission.Ceiling == nil) {
+	ceiling := policy != nil && policy.Ceiling != nil
+	if len(kitArgs) > 0 && !ceiling {
 		return usageErrorf("--kit-arg only applies to a --policy that states a ceiling")
+	}
+	if o.platform != "" && !ceiling {
+		return usageErrorf("--platform only applies to a --policy that states a ceiling")
+	}
+	if err := checkPlatform(o.platform); err != nil {
+		return err
 	}
 	v, err := o.verifier(ctx, e)
 	if err != nil {
@@ -252,92 +270,42 @@ func (o *verifyOptions) run(ctx context.Context, e env, out, errOut io.Writer, r
 	if err != nil {
 		return err
 	}
-	res, verr := v.Verify(ctx, st, kit, p)
-	var ve *sign.VerificationError
-	switch {
-	case verr == nil, errors.Is(verr, sign.ErrNoSignature), errors.As(verr, &ve):
-	default:
-		return asUsage(verr, openHint(verr))
+	ao := admission.Options{Policy: p, KitArgs: kitArgs, Platform: o.platform, Artifact: o.artifactOptions()}
+	if ceiling {
+		ao.Ceiling = policy
 	}
-	var ceiling *review.CeilingResult
-	if verr == nil && admission != nil && admission.Ceiling != nil {
-		if ceiling, err = verifiedCeiling(ctx, ref, res.Subject, admission, kitArgs, o.artifactOptions()); err != nil {
-			return err
-		}
+	res, err := admission.Verify(ctx, v, st, kit, ref, ao)
+	if err != nil {
+		return asUsage(err, openHint(err))
 	}
-	if werr := o.write(out, ref, res, ceiling); werr != nil {
+	if werr := o.write(out, ref, res.Signatures, res.Ceiling); werr != nil {
 		return &exitError{code: exitUsage, err: werr}
 	}
-	if verr != nil || ceiling != nil && !ceiling.OK() {
+	if !res.OK() {
 		return errFindings
 	}
 	return nil
 }
 
-// unanchoredWarnings warns of each unanchored SAN or issuer regexp in
-// the flags (flags) and, when the policy file is a plain list of signers
-// (plainList), in that list: kept as cosign matches them, but named with
-// the risk and the anchored form. An admission policy's own regexps are
-// its loader's business.
-func unanchoredWarnings(flags, p sign.Policy, plainList bool) []string {
-	type re struct{ where, what, expr string }
-	list := []re{
+// unanchoredWarnings warns of each unanchored SAN or issuer regexp given
+// by flag: kept as cosign matches them, but named with the risk and the
+// anchored form. Signer files (plain lists and admission policies) refuse
+// unanchored expressions themselves (signer.Anchored).
+func unanchoredWarnings(flags sign.Policy) []string {
+	var out []string
+	for _, r := range []struct{ flag, what, expr string }{
 		{"--certificate-identity-regexp", "identity", flags.IdentityRegexp},
 		{"--certificate-oidc-issuer-regexp", "issuer", flags.IssuerRegexp},
-	}
-	if plainList {
-		for i, s := range p.TrustedSigners {
-			list = append(list, re{fmt.Sprintf("signer %d identityRegexp", i+1), "identity", s.IdentityRegexp},
-				re{fmt.Sprintf("signer %d issuerRegexp", i+1), "issuer", s.IssuerRegexp})
-		}
-	}
-	var out []string
-	for _, r := range list {
+	} {
 		if r.expr == "" {
 			continue
 		}
 		if anchored, ok := sign.Unanchored(r.expr); ok {
 			out = append(out, fmt.Sprintf("warning: %s %q is unanchored: it accepts any %s that merely contains a match (a repository, account or domain an attacker can name around it); to match the whole value, use %q",
-				r.where, r.expr, r.what, anchored))
+				r.flag, r.expr, r.what, anchored))
 		}
 	}
 	return out
-}
-
-// verifiedCeiling judges the kit at the verified digest, not whatever the
-// reference names by now, against the admission policy's ceiling.
-func verifiedCeiling(ctx context.Context, ref string, subject v1.Descriptor, p *review.Policy, kitArgs map[string]string, aopts []artifact.Option) (*review.CeilingResult, error) {
-	pinned, err := pinnedRef(ref, subject.Digest.String())
-	if err != nil {
-		return nil, asUsage(err, "")
-	}
-	a, err := artifact.Open(ctx, pinned, aopts...)
-	if err != nil {
-		return nil, asUsage(err, openHint(err))
-	}
-	r, err := checkCeiling(ctx, a, p, review.WithKitArgs(kitArgs), review.WithArtifactOptions(aopts...))
-	if err != nil {
-		return nil, err
-	}
-	if r.Digest != subject.Digest.String() {
-		return nil, usageErrorf("%s changed while it was verified: the signature is on %s, the kit read is %s", ref, subject.Digest, r.Digest)
-	}
-	return r, nil
-}
-
-// pinnedRef names the kit at digest: repo@digest for a registry
-// reference; a layout or archive reference stays (its digest is compared
-// once read).
-func pinnedRef(ref, digest string) (string, error) {
-	r, err := artifact.ParseReference(ref)
-	if err != nil {
-		return "", err
-	}
-	pinned, err := r.Pinned(digest)
-	if errors.Is(err, artifact.ErrNotRegistry) {
-		return ref, nil
-	}
-	return pinned, err
 }
 
 // verificationRoot is the trusted root the instance flags select.

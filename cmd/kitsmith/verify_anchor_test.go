@@ -10,8 +10,9 @@ import (
 )
 
 // TestVerifyWarnsUnanchored keeps accepting unanchored SAN and issuer
-// regexps, as cosign does, but warns of each, with the anchored form; an
-// anchored one and a path prefix get no warning.
+// regexps given by flag, as cosign does, but warns of each, with the
+// anchored form; an anchored one gets no warning. A signer file refuses
+// an unanchored expression (signer.Anchored, the one signer grammar).
 func TestVerifyWarnsUnanchored(t *testing.T) {
 	f := newSignFixture(t)
 	ref := f.refs["referrers"]
@@ -26,26 +27,27 @@ func TestVerifyWarnsUnanchored(t *testing.T) {
 		name     string
 		args     []string
 		warnings []string
+		code     int
 	}{
 		{"unanchored identity flag", []string{"--certificate-identity-regexp", `dev@example\.org`, "--certificate-oidc-issuer", testIssuer},
-			[]string{`warning: --certificate-identity-regexp "dev@example\\.org" is unanchored`, `use "^dev@example\\.org$"`}},
+			[]string{`warning: --certificate-identity-regexp "dev@example\\.org" is unanchored`, `use "^dev@example\\.org$"`}, exitOK},
 		{"unanchored issuer flag", []string{"--certificate-identity", testSigner, "--certificate-oidc-issuer-regexp", `127\.0\.0\.1`},
-			[]string{`--certificate-oidc-issuer-regexp "127\\.0\\.0\\.1" is unanchored: it accepts any issuer`}},
-		{"unanchored signer list", []string{"--policy", list}, []string{`signer 1 identityRegexp "dev@example\\.org" is unanchored`}},
-		{"anchored", []string{"--certificate-identity-regexp", `^dev@example\.org$`, "--certificate-oidc-issuer-regexp", `^http://127\.0\.0\.1:\d+$`}, nil},
+			[]string{`--certificate-oidc-issuer-regexp "127\\.0\\.0\\.1" is unanchored: it accepts any issuer`}, exitOK},
+		{"unanchored signer list", []string{"--policy", list}, []string{"not anchored as a whole"}, exitUsage},
+		{"anchored", []string{"--certificate-identity-regexp", `^dev@example\.org$`, "--certificate-oidc-issuer-regexp", `^http://127\.0\.0\.1:\d+$`}, nil, exitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, f.verifyArgs(append(tt.args, ref)...)...)
-			if code != exitOK {
-				t.Fatalf("exit %d: the expression is still accepted\n%s%s", code, stdout, stderr)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
 			}
 			for _, w := range tt.warnings {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr)
 				}
 			}
-			if len(tt.warnings) == 0 && strings.Contains(stderr, "warning:") {
+			if (len(tt.warnings) == 0 || tt.code != exitOK) && strings.Contains(stderr, "warning:") {
 				t.Errorf("a warning for anchored expressions:\n%s", stderr)
 			}
 			if strings.Contains(stdout, "warning:") {

@@ -256,6 +256,8 @@ func (s *layoutTarget) layoutPush(ctx context.Context, blobs []blob, d v1.Descri
 	if err := putBlobs(ctx, s.dir, blobs); err != nil {
 		return fmt.Errorf("pushing referrer %s into %s: %w", d.Digest, s.dir, err)
 	}
+	s.index.Lock()
+	defer s.index.Unlock()
 	err := updateIndex(s.dir, true, func(im *v1.IndexManifest) {
 		if !slices.ContainsFunc(im.Manifests, func(e v1.Descriptor) bool { return e.Digest == d.Digest }) {
 			im.Manifests = append(im.Manifests, d)

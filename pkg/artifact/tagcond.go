@@ -29,12 +29,20 @@ func (t *registryTarget) TagIf(ctx context.Context, d v1.Descriptor, prev *v1.Ha
 	}
 	ctx, cancel := t.opts.operation(ctx)
 	defer cancel()
-	pinned := t.repo.Digest(d.Digest.String())
-	m, err := remote.Get(pinned, t.opts.remoteOptions(ctx)...)
-	if err != nil {
-		return fmt.Errorf("tagging %s: reading %s: %w", tag, d.Digest, classifyRegistryError(pinned, err))
+	t.mu.Lock()
+	m, ok := t.pushed[d.Digest]
+	t.mu.Unlock()
+	if !ok {
+		pinned := t.repo.Digest(d.Digest.String())
+		var err error
+		if m, err = remote.Get(pinned, t.opts.remoteOptions(ctx)...); err != nil {
+			return fmt.Errorf("tagging %s: reading %s: %w", tag, d.Digest, classifyRegistryError(pinned, err))
+		}
 	}
-	ropts := append(t.opts.remoteOptions(ctx), remote.WithTransport(&conditionalPut{inner: t.opts.transport, path: "/manifests/" + tag.TagStr(), prev: prev}))
+	// A session of its own (not the shared pusher's), so that the PUT goes
+	// through the transport that adds the condition.
+	ropts := append(t.opts.sessionOptions(), remote.WithContext(ctx),
+		remote.WithTransport(&conditionalPut{inner: t.opts.transport, path: "/manifests/" + tag.TagStr(), prev: prev}))
 	if err := remote.Tag(tag, m, ropts...); err != nil {
 		var te *transport.Error
 		if errors.As(err, &te) && te.StatusCode == http.StatusPreconditionFailed {

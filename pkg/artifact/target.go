@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -64,9 +65,15 @@ var (
 // Client opens Targets that share one set of Options: one HTTP transport
 // (so connections are kept alive from one operation to the next, across
 // targets), one credential lookup and one authenticated session per
-// registry repository. The zero value is not usable; use NewClient. A
-// Client is safe for concurrent use.
-type Client struct{ o *options }
+// registry repository. Layout targets of one Client that share a
+// directory take turns at its index.json, so kits tagged and signed in one
+// layout at once lose no entry (targets of different Clients, or other
+// processes, are not coordinated). The zero value is not usable; use
+// NewClient. A Client is safe for concurrent use.
+type Client struct {
+	o       *options
+	layouts sync.Map // absolute layout directory → *sync.Mutex
+}
 
 // NewClient checks opts (see Option) and returns a Client reaching
 // registries with them.
@@ -119,16 +126,30 @@ func (c *Client) Target(ctx context.Context, ref string) (Target, error) {
 		if err := checkParents(ref, r.Path); err != nil {
 			return nil, err
 		}
-		if _, err := checkLayoutDest(ref, r.Path); err != nil {
+		t := &layoutTarget{opts: c.o, ref: ref, dir: r.Path, tag: r.Tag, index: c.layoutLock(r.Path)}
+		t.index.Lock() // another target may be making it a layout
+		_, err := checkLayoutDest(ref, r.Path)
+		t.index.Unlock()
+		if err != nil {
 			return nil, err
 		}
-		return &layoutTarget{opts: c.o, ref: ref, dir: r.Path, tag: r.Tag}, nil
+		return t, nil
 	}
 	nr, err := c.o.registryRef(r.Name)
 	if err != nil {
 		return nil, err
 	}
 	return &registryTarget{opts: c.o, ref: nr, repo: nr.Context()}, nil
+}
+
+// layoutLock is the lock of the layout at dir's index.json.
+func (c *Client) layoutLock(dir string) *sync.Mutex {
+	key := filepath.Clean(dir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		key = abs
+	}
+	mu, _ := c.layouts.LoadOrStore(key, &sync.Mutex{})
+	return mu.(*sync.Mutex)
 }
 
 // registryTarget is a registry repository; ref is the reference it was
@@ -138,6 +159,11 @@ type registryTarget struct {
 	ref  name.Reference
 	repo name.Repository
 	sess session // the referrer reads' client (referrers.go)
+
+	mu sync.Mutex
+	// pushed holds the manifests Push wrote, by digest, so that Tag can
+	// put one without reading it back.
+	pushed map[v1.Hash]remote.Taggable
 }
 
 func (t *registryTarget) Head(ctx context.Context) (v1.Descriptor, error) {
@@ -172,6 +198,12 @@ func (t *registryTarget) Push(ctx context.Context, a *Artifact) (v1.Descriptor, 
 	if err != nil {
 		return v1.Descriptor{}, fmt.Errorf("pushing to %s: %w", t.ref, classifyRegistryError(pinned, err))
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pushed == nil {
+		t.pushed = map[v1.Hash]remote.Taggable{}
+	}
+	t.pushed[d.Digest] = a.taggable()
 	return d, nil
 }
 
@@ -182,6 +214,13 @@ func (t *registryTarget) Tag(ctx context.Context, d v1.Descriptor) error {
 	}
 	ctx, cancel := t.opts.operation(ctx)
 	defer cancel()
+	t.mu.Lock()
+	m, ok := t.pushed[d.Digest]
+	t.mu.Unlock()
+	if ok {
+		// Pushed through this target: the manifest is at hand.
+		return t.put(ctx, tag, m)
+	}
 	pinned := t.repo.Digest(d.Digest.String())
 	m, err := remote.Get(pinned, t.opts.remoteOptions(ctx)...)
 	if err != nil {
@@ -203,6 +242,8 @@ func (t *registryTarget) put(ctx context.Context, tag name.Tag, m remote.Taggabl
 type layoutTarget struct {
 	opts          *options
 	ref, dir, tag string
+	// index is held while the layout is created or its index.json edited.
+	index *sync.Mutex
 }
 
 func (t *layoutTarget) Head(ctx context.Context) (v1.Descriptor, error) {
@@ -242,6 +283,8 @@ func (t *layoutTarget) Push(ctx context.Context, a *Artifact) (v1.Descriptor, er
 // ensure makes dir an empty layout when nothing, or an empty directory,
 // is there.
 func (t *layoutTarget) ensure() error {
+	t.index.Lock()
+	defer t.index.Unlock()
 	state, err := checkLayoutDest(t.ref, t.dir)
 	if err != nil || state == layoutExisting {
 		return err
@@ -265,6 +308,8 @@ func (t *layoutTarget) Tag(ctx context.Context, d v1.Descriptor) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	t.index.Lock()
+	defer t.index.Unlock()
 	state, err := checkLayoutDest(t.ref, t.dir)
 	if err != nil {
 		return err

@@ -205,3 +205,82 @@ func TestLocalReferencesMakeNoRequest(t *testing.T) {
 		t.Errorf("requests to %v; want none", rt.hosts)
 	}
 }
+
+// TestIsAttestation: the one rule for "is this index entry an
+// attestation": BuildKit's marker annotation, whatever the platform.
+func TestIsAttestation(t *testing.T) {
+	marker := map[string]string{artifact.AnnotationReferenceType: artifact.ReferenceTypeAttestation}
+	unknown := &v1.Platform{OS: "unknown", Architecture: "unknown"}
+	amd64 := &v1.Platform{OS: "linux", Architecture: "amd64"}
+	tests := []struct {
+		name string
+		d    v1.Descriptor
+		want bool
+	}{
+		{"BuildKit's attestation: marker and unknown/unknown", v1.Descriptor{Platform: unknown, Annotations: marker}, true},
+		{"the marker on another platform", v1.Descriptor{Platform: amd64, Annotations: marker}, true},
+		{"the marker without a platform", v1.Descriptor{Annotations: marker}, true},
+		{"unknown/unknown without the marker", v1.Descriptor{Platform: unknown}, false},
+		{"another reference type", v1.Descriptor{Platform: unknown, Annotations: map[string]string{artifact.AnnotationReferenceType: "signature"}}, false},
+		{"a platform image", v1.Descriptor{Platform: amd64}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := artifact.IsAttestation(tt.d); got != tt.want {
+				t.Errorf("IsAttestation = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLayoutTargetsConcurrent: targets of one Client that tag kits and
+// attach referrers in the same layout at once (publish --tag-template
+// 'oci:DIR:{stem}' with several kits) lose no index.json entry.
+func TestLayoutTargetsConcurrent(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "layout")
+	c, err := artifact.NewClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const n = 8
+	kit := at.Mixin(t)
+	arts := make([]*artifact.Artifact, n)
+	for i := range arts {
+		arts[i] = kit.SetAnnotation("org.opencontainers.image.revision", fmt.Sprint(i)).Artifact(t)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			tg, err := c.Target(ctx, fmt.Sprintf("oci:%s:kit%d", dir, i))
+			if err == nil {
+				var d v1.Descriptor
+				if d, err = tg.Push(ctx, arts[i]); err == nil {
+					if _, err = tg.PushReferrer(ctx, d, at.Referrer(t, d, at.BundleType, []byte(`{}`))); err == nil {
+						err = tg.Tag(ctx, d)
+					}
+				}
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	tags, referrers := 0, 0
+	for _, e := range readIndex(t, dir).Manifests {
+		if e.ArtifactType == at.BundleType {
+			referrers++
+		} else if e.Annotations[artifact.AnnotationRefName] != "" {
+			tags++
+		}
+	}
+	if tags != n || referrers != n {
+		t.Errorf("index.json holds %d tagged kits and %d referrers; want %d of each", tags, referrers, n)
+	}
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // Write writes the artifact to dest, a reference in the grammar Ref
@@ -83,12 +82,8 @@ func writeRegistry(ctx context.Context, a *Artifact, dest string, o *options) (v
 	if err != nil {
 		return v1.Descriptor{}, err
 	}
-	if tag, ok := rt.ref.(name.Tag); ok {
-		var m remote.Taggable = a.image
-		if a.index != nil {
-			m = a.index
-		}
-		if err := rt.put(ctx, tag, m); err != nil {
+	if _, ok := rt.ref.(name.Tag); ok {
+		if err := rt.Tag(ctx, d); err != nil { // the manifest at hand, not read back
 			return v1.Descriptor{}, err
 		}
 	}

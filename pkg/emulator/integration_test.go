@@ -236,3 +236,39 @@ capabilities:
 		t.Error("a run with leaks is OK")
 	}
 }
+
+// TestRunCancel: cancelling a run while a hook runs stops it promptly and
+// releases the container, so the next run starts.
+func TestRunCancel(t *testing.T) {
+	c := integration(t)
+	shim := staticShim(t)
+	k := kitOf(t, "slow", `# syntax=docker/sandbox-kit:3
+schemaVersion: "3"
+kind: workload
+capabilities:
+  - type: com.docker.sandbox/lifecycle@1
+    config:
+      install:
+        - command: echo started; sleep 120
+`)
+	m := Member{Kit: k, Image: busyboxImage(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	px := make(chan struct{})
+	var cancelled time.Time
+	go func() {
+		defer close(px)
+		time.Sleep(8 * time.Second) // the container is up and the hook sleeping
+		cancelled = time.Now()
+		cancel()
+	}()
+	_, err := Run(ctx, c, []Member{m}, Options{Shim: shim})
+	<-px
+	took := time.Since(cancelled)
+	if err == nil {
+		t.Fatal("a cancelled run returned no error")
+	}
+	if took > 2*time.Second {
+		t.Errorf("the run returned %s after it was cancelled", took)
+	}
+	t.Logf("returned %s after cancel: %v", took, err)
+}

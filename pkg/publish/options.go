@@ -180,6 +180,11 @@ func makeOptions(o Options, kits int) (*options, error) {
 			return nil, err
 		}
 	}
+	if o.Tag != "" {
+		if err := CheckReference(o.Tag); err != nil {
+			return nil, err
+		}
+	}
 	if o.Policy != nil && o.Policy.Ceiling == nil {
 		return nil, errors.New("the admission policy states no ceiling for publish to apply")
 	}

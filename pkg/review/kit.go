@@ -22,6 +22,9 @@ type Kit struct {
 	Source *spec.Kit `json:"-"`
 	// Digest is the digest a published kit was read at, or "".
 	Digest string `json:"digest,omitempty"`
+	// Platforms are the platforms a published kit's descriptor is served
+	// to (see Published), or nil for a kit source and for FromArtifact.
+	Platforms []string `json:"platforms,omitempty"`
 }
 
 // ErrNoDescriptor is returned for an artifact that carries no readable

@@ -36,29 +36,79 @@ type LoadOptions struct {
 // opened as an artifact. A descriptor file already in the published form
 // (a staged kit.yaml, the annotation's JSON saved to a file) is taken as
 // it is.
+//
+// A published kit with platforms that carry different descriptors is a
+// *RefusalError unless o.Platform selects one; LoadAll returns them all.
 func Load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
-	k, err := load(ctx, input, o)
-	if err != nil || !o.Effective {
-		return k, err
+	kits, err := LoadAll(ctx, input, o)
+	if err != nil {
+		return nil, err
 	}
-	own := map[string]string{}
-	for n, v := range o.KitArgs {
-		if _, ok := k.Descriptor.Args[n]; ok {
-			own[n] = v
-		}
-	}
-	return k.Effective(own)
+	return onePlatformSet(input, kits)
 }
 
-func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
+// LoadAll is Load for every platform of a published kit: with Effective,
+// each descriptor the artifact serves, validated and expanded as
+// Published does (one Kit per distinct descriptor, its platforms in
+// Platforms); without, the published descriptors as read. A kit source
+// gives one Kit; with Effective it must also validate in effective
+// mode (a *SourceError otherwise).
+func LoadAll(ctx context.Context, input string, o LoadOptions) ([]*Kit, error) {
 	isRef := strings.HasPrefix(input, artifact.LayoutPrefix) || strings.HasPrefix(input, artifact.ArchivePrefix)
 	if _, err := os.Stat(input); err != nil || isRef {
 		a, err := artifact.Open(ctx, input, o.Artifact...)
 		if err != nil {
 			return nil, err
 		}
-		return FromArtifact(ctx, a, input, o.Platform)
+		if !o.Effective {
+			k, err := FromArtifact(ctx, a, input, o.Platform)
+			if err != nil {
+				return nil, err
+			}
+			return []*Kit{k}, nil
+		}
+		return publishedOwnArgs(ctx, a, input, o)
 	}
+	k, err := load(ctx, input, o)
+	if err != nil || !o.Effective {
+		return []*Kit{k}, err
+	}
+	own := ownArgs(k, o.KitArgs)
+	if k.Source != nil && k.Source.Descriptor.Kind != spec.KindSet {
+		if rep := k.Source.Validate(spec.WithMode(spec.ModeEffective), spec.WithKitArgs(own), spec.WithBuildArgs(o.BuildArgs)); !rep.OK() {
+			return nil, &SourceError{Path: k.Name, Report: rep}
+		}
+	}
+	k, err = k.Effective(own)
+	if err != nil {
+		return nil, err
+	}
+	return []*Kit{k}, nil
+}
+
+// ownArgs keeps the values of the args k declares, so that one set of
+// values serves every kit of a diff or a composition.
+func ownArgs(k *Kit, kitArgs map[string]string) map[string]string {
+	own := map[string]string{}
+	for n, v := range kitArgs {
+		if _, ok := k.Descriptor.Args[n]; ok {
+			own[n] = v
+		}
+	}
+	return own
+}
+
+// publishedOwnArgs reads a published kit as Published does, with the
+// kit arg values of the args it declares.
+func publishedOwnArgs(ctx context.Context, a *artifact.Artifact, input string, o LoadOptions) ([]*Kit, error) {
+	k, err := FromArtifact(ctx, a, input, o.Platform)
+	if err != nil {
+		return nil, err
+	}
+	return Published(ctx, a, input, PublishedOptions{Platform: o.Platform, KitArgs: ownArgs(k, o.KitArgs)})
+}
+
+func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 	src, err := spec.LoadPath(input)
 	if err != nil {
 		return nil, err
