@@ -399,7 +399,7 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 	}
 	if o.json() {
 		doc := verifyJSON{
-			FormatVersion: sign.ResultFormatVersion, Reference: ref, Verified: accepted > 0 && (ceiling == nil || ceiling.OK()),
+			FormatVersion: sign.FormatVersion, Reference: ref, Verified: accepted > 0 && (ceiling == nil || ceiling.OK()),
 			Subject: res.Subject, Signatures: res.Signatures, Referrers: res.Referrers,
 		}
 		if ceiling != nil {

@@ -35,18 +35,9 @@ Exit status: 0 printed, 2 usage error.`,
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
-			return enc.Encode(versionJSON{FormatVersion: 1, Name: v.Name, Version: v.Version, Revision: v.Revision, Go: v.Go})
+			return enc.Encode(v.Document())
 		},
 	}
 	f.AddFlags(cmd)
 	return cmd
-}
-
-// The JSON output of version: a designed shape, versioned.
-type versionJSON struct {
-	FormatVersion int    `json:"formatVersion"`
-	Name          string `json:"name"`
-	Version       string `json:"version"`
-	Revision      string `json:"revision,omitempty"`
-	Go            string `json:"go,omitempty"`
 }

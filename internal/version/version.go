@@ -47,3 +47,16 @@ func Get() Info {
 	}
 	return info
 }
+
+// FormatVersion is the formatVersion of Document.
+const FormatVersion = 1
+
+// Document is the JSON document of kitsmith version --format json.
+type Document struct {
+	// FormatVersion is FormatVersion.
+	FormatVersion int `json:"formatVersion"`
+	Info
+}
+
+// Document returns i as its JSON document.
+func (i Info) Document() Document { return Document{FormatVersion: FormatVersion, Info: i} }

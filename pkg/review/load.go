@@ -76,7 +76,7 @@ func LoadAll(ctx context.Context, input string, o LoadOptions) ([]*Kit, error) {
 	own := ownArgs(k, o.KitArgs)
 	if k.Source != nil && k.Source.Descriptor.Kind != spec.KindSet {
 		if rep := k.Source.Validate(spec.WithMode(spec.ModeEffective), spec.WithKitArgs(own), spec.WithBuildArgs(o.BuildArgs)); !rep.OK() {
-			return nil, &SourceError{Path: k.Name, Report: rep}
+			return nil, &SourceError{Kit: k.Name, Report: rep}
 		}
 	}
 	k, err = k.Effective(own)
@@ -133,7 +133,7 @@ func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 // does not resolve is a *SourceError.
 func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) {
 	if rep := src.Validate(); !rep.OK() {
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	kits, err := setKits(ctx, src, o)
 	if err != nil {
@@ -148,7 +148,7 @@ func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) 
 		for _, p := range r.Problems {
 			rep.Errors = append(rep.Errors, &spec.Error{Range: src.KeyPosOf("kits"), Field: "kits", Ref: p.ID, Msg: p.Message})
 		}
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	listed := kits[:len(kits)-1]
 	kind, digests := spec.KindMixin, make([]string, len(listed))
@@ -162,7 +162,7 @@ func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) 
 	}
 	own, rep := src.PublishSet(kind, digests, o.BuildArgs)
 	if own == nil {
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	order, err := spec.DependencyOrder(cs)
 	if err != nil {

@@ -16,13 +16,19 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/verify"
 )
 
-// ResultFormatVersion is the version of Result's JSON shape (its formatVersion).
-const ResultFormatVersion = 1
+// FormatVersion is the version of Result's JSON shape (its formatVersion),
+// the one name every kitsmith package gives its documents' version.
+const FormatVersion = 1
+
+// ResultFormatVersion is the old name of FormatVersion.
+//
+// Deprecated: use FormatVersion.
+const ResultFormatVersion = FormatVersion
 
 // Result is what Verify found: one entry per Sigstore bundle among the
 // kit's referrers, accepted or not.
 type Result struct {
-	// FormatVersion is ResultFormatVersion.
+	// FormatVersion is FormatVersion.
 	FormatVersion int `json:"formatVersion"`
 	// Subject is the verified kit.
 	Subject v1.Descriptor `json:"subject"`
@@ -222,7 +228,7 @@ func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Desc
 	if err != nil && !truncated {
 		return nil, fmt.Errorf("listing the signatures of %s: %w", subject.Digest, err)
 	}
-	res := &Result{FormatVersion: ResultFormatVersion, Subject: subject, Signatures: []Signature{}}
+	res := &Result{FormatVersion: FormatVersion, Subject: subject, Signatures: []Signature{}}
 	res.Referrers.Truncated = truncated
 	sigs, err := examine(ctx, st, subject, refs, v.referrerTimeout, &res.Referrers, func(b *Bundle, ref v1.Hash) Signature {
 		return v.check(b, ref, subject, ids, idErr, p)

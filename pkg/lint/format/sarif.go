@@ -1,7 +1,6 @@
 package format
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -37,15 +36,18 @@ func (s *SARIF) Format(w io.Writer, r *lint.Result) error {
 			return
 		}
 		index[rule.ID] = len(index)
-		help := fmt.Sprintf("%s\n\nFix: %s\n\nDocumentation: %s", rule.Rationale, rule.Fix, rule.HelpURI())
-		markdown := fmt.Sprintf("%s\n\n**Fix:** %s\n\n[Documentation](%s)", rule.Rationale, rule.Fix, rule.HelpURI())
-		run.AddRule(rule.ID).
+		help, markdown := ruleHelp(rule)
+		sr := run.AddRule(rule.ID).
 			WithName(ruleName(rule.ID)).
 			WithShortDescription(sarif.NewMultiformatMessageString().WithText(rule.Summary)).
-			WithFullDescription(sarif.NewMultiformatMessageString().WithText(rule.Summary + " " + rule.Rationale)).
-			WithHelp(sarif.NewMultiformatMessageString().WithText(help).WithMarkdown(markdown)).
-			WithHelpURI(rule.HelpURI()).
+			WithFullDescription(sarif.NewMultiformatMessageString().WithText(strings.TrimSpace(rule.Summary + " " + rule.Rationale))).
 			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(level(rule.Severity)))
+		if help != "" {
+			sr.WithHelp(sarif.NewMultiformatMessageString().WithText(help).WithMarkdown(markdown))
+		}
+		if uri := rule.HelpURI(); uri != "" {
+			sr.WithHelpURI(uri)
+		}
 	}
 	for _, rule := range r.Rules {
 		addRule(rule)
@@ -107,4 +109,21 @@ func (s *SARIF) uri(p string) string {
 		}
 	}
 	return filepath.ToSlash(p)
+}
+
+// ruleHelp is a rule's help text and markdown: its rationale, its fix and
+// its documentation page, each only when the rule has it, so that a rule
+// from elsewhere gets no empty section.
+func ruleHelp(rule *lint.Rule) (text, markdown string) {
+	var t, m []string
+	if rule.Rationale != "" {
+		t, m = append(t, rule.Rationale), append(m, rule.Rationale)
+	}
+	if rule.Fix != "" {
+		t, m = append(t, "Fix: "+rule.Fix), append(m, "**Fix:** "+rule.Fix)
+	}
+	if uri := rule.HelpURI(); uri != "" {
+		t, m = append(t, "Documentation: "+uri), append(m, "[Documentation]("+uri+")")
+	}
+	return strings.Join(t, "\n\n"), strings.Join(m, "\n\n")
 }
