@@ -43,6 +43,7 @@ type Input struct {
 	kitFiles       map[string]kitFile // kit files read for the scripts hooks run
 	cached         map[string]bool    // which of yaml, hosts, injects, runs, image, tree are computed
 	ytree          *yamlTree          // the descriptor parsed for fixes
+	neutral        bool               // fixes built from this view cannot change the surface (withinNeutral)
 }
 
 // source returns the text of one of the kit's source files.

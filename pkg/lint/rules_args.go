@@ -35,7 +35,8 @@ var unusedArg = &Rule{
 				continue
 			}
 			f := Finding{Range: in.Kit.KeyPosOf("args." + name),
-				Message: fmt.Sprintf("arg %q is declared but nothing reads it: no ${{ kit.args.%s }} reference, no env and no buildArg, so a value an installer supplies changes nothing", name, name)}
+				Message: fmt.Sprintf("arg %q is declared but nothing reads it: no ${{ kit.args.%s }} reference, no env and no buildArg, so a value an installer supplies changes nothing", name, name),
+				Fixes:   in.removeArgFix(name)}
 			out = append(out, f)
 		}
 		return out

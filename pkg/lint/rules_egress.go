@@ -60,6 +60,9 @@ var egressNotAllowed = &Rule{
 						judge = pol.unchecked
 					}
 					if f, ok := judge(h, phase, ct); ok {
+						if !ct.Unchecked {
+							f.Fixes = in.allowFix(pol, phase, ct)
+						}
 						out = append(out, f)
 					}
 				}

@@ -479,7 +479,8 @@ var backgroundWithoutLongRunning = &Rule{
 				}
 				out = append(out, Finding{Range: commandRange(in, h, c),
 					Message: fmt.Sprintf("%s starts a long-lived service (%s) %s, but the kit lacks long-running@1; the sandbox stops when no client is attached, and the service with it",
-						h.Label(), commandLabel(c), how)})
+						h.Label(), commandLabel(c), how),
+					Fixes: in.capabilityFix(spec.TypeLongRunning, "declare long-running@1 (the sandbox then keeps running without a client)")})
 				break
 			}
 		}
