@@ -213,6 +213,9 @@ base_stop() {
 base_env() {
   printf 'export BUILDKIT_HOST=%q\n' "unix://$SOCK"
   printf 'export KITSMITH_TEST_REGISTRY=%q\n' "127.0.0.1:$(effective_port)"
+  # the editor tests: Neovim (apt) and yaml-language-server (npm, tool cache)
+  printf 'export KITSMITH_TEST_NVIM=%q\n' "$(command -v nvim || true)"
+  printf 'export KITSMITH_TEST_YAML_LS=%q\n' "$YAMLLS_BIN"
   # shellcheck disable=SC2016 # $PATH is expanded by the caller's eval
   printf 'export PATH=%q:"$PATH"\n' "$BK_DIR"
 }

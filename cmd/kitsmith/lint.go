@@ -32,6 +32,7 @@ type lintOptions struct {
 	recursive bool
 	files     bool
 	paths     []string
+	fixFlags
 
 	fail lint.Severity // parsed --fail-level
 }
@@ -59,14 +60,26 @@ line or the line above:
 
   # kitsmith:ignore <rule-id>[,<rule-id>] <reason>
 
-Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
-2 usage, configuration or I/O error.`,
+--fix applies the safe fixes in place (each file written atomically, its mode
+kept), lints again and repeats until nothing more applies (at most
+--fix-passes passes), then prints what it changed and reports what remains.
+Safe fixes keep the kit's meaning and never widen its permission surface;
+--unsafe-fixes adds the ones that grant authority or change behaviour
+(host.docker.internal to localhost, removing a proxy override). --diff prints
+the changes as a unified diff and writes nothing. Only files inside the kit
+are written.
+
+Exit status: 0 nothing at or above --fail-level, 1 findings at or above it
+(with --diff: 1 when a fix would change a file), 2 usage, configuration or
+I/O error.`,
 		Example: `  kitsmith lint kits/inside
   kitsmith lint --recursive --fail-level warning .
   kitsmith lint --format sarif --recursive . > kitsmith.sarif
   kitsmith lint --format github --recursive .
   kitsmith lint --disable port-trust-boundary kits/outside
   kitsmith lint --files kits/inside/README.md   # as the pre-commit hook runs it
+  kitsmith lint --fix kits/inside               # apply the safe fixes in place
+  kitsmith lint --diff --unsafe-fixes kits/inside   # show every fix as a diff, write nothing
   kitsmith lint --list-rules`,
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
@@ -104,6 +117,10 @@ func (o *lintOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.listRules, "list-rules", false, "list the rules and exit")
 	f.BoolVarP(&o.recursive, "recursive", "r", false, "search PATH directories for kits")
 	f.BoolVar(&o.files, "files", false, "PATHs are changed files: lint the kits that contain them (pre-commit)")
+	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes in place, to a fixed point, and report what remains")
+	f.BoolVar(&o.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff: apply the unsafe fixes too (they grant authority or change behaviour)")
+	f.BoolVar(&o.diff, "diff", false, "print the fixes as a unified diff and write nothing; exit 1 when a file would change")
+	f.IntVar(&o.maxPasses, "fix-passes", lint.DefaultFixPasses, "most lint-and-fix passes of --fix and --diff")
 	_ = cmd.RegisterFlagCompletionFunc("fail-level", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("config", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
@@ -136,7 +153,7 @@ func (o *lintOptions) validate(args []string) error {
 	if o.files && o.recursive {
 		return usageErrorf("--files and --recursive exclude each other: --files maps changed files to their kits")
 	}
-	return nil
+	return o.fixFlags.validate()
 }
 
 // lintFormats returns the report formats, text (the default) first.
@@ -169,13 +186,16 @@ func listRules(w io.Writer) error {
 }
 
 // run lints the kits the paths name and writes the report.
-func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
+func (o *lintOptions) run(ctx context.Context, out, errOut io.Writer) error {
 	kitPaths, err := o.kitPaths(ctx)
 	if _, ok := errors.AsType[*usageError](err); ok {
 		return err
 	}
 	if err != nil {
 		return asUsage(err, "")
+	}
+	if o.fixFlags.enabled() {
+		return o.runFix(ctx, kitPaths, out, errOut)
 	}
 	kits := make([]*spec.Kit, 0, len(kitPaths))
 	for _, p := range kitPaths {
@@ -188,31 +208,26 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 		}
 		kits = append(kits, k)
 	}
-	cfg, err := o.configOption()
+	res, err := o.lintKits(ctx, kits)
 	if err != nil {
-		return asUsage(err, "")
+		return err
 	}
-	res, err := lint.Run(ctx, kits, cfg, lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
-	if err != nil {
-		return lintRunError(err)
-	}
-	src := diag.Sources{}
+	src := map[string][]byte{}
 	for _, k := range kits {
 		for p, b := range k.SourceFiles() {
 			src[p] = b
 		}
 	}
+	return o.report(out, res, src)
+}
+
+// formatter returns the --format formatter, rendering excerpts from src.
+func (o *lintOptions) formatter(src diag.Sources) (format.Formatter, error) {
 	fm, err := format.ByName(o.format, format.Options{Sources: src, ToolVersion: version.Get().Version, BaseDir: workingDir()})
 	if err != nil {
-		return usageErrorf("--format: %v", err)
+		return nil, usageErrorf("--format: %v", err)
 	}
-	if err := fm.Format(out, res); err != nil {
-		return asUsage(fmt.Errorf("writing the report: %w", err), "")
-	}
-	if res.Fails(o.fail) {
-		return errFindings
-	}
-	return nil
+	return fm, nil
 }
 
 // lintFlags are the flags that give lint's option lists.

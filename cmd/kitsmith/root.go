@@ -122,7 +122,7 @@ func newRootCmd(ro *rootOptions) *cobra.Command {
 		Long: `kitsmith takes a Docker Sandboxes kit (descriptor spec v3) from source to a
 signed, published kit image.
 
-  kit sources   validate, lint; migrate (a v2 kit); schema (for editors)
+  kit sources   validate, lint (--fix); migrate (a v2 kit); schema, lsp (for editors)
   kit images    build (from sources); inspect; check (against the specification)
   signatures    sign, verify (Sigstore, as cosign v3 does)
   release       publish: validate, lint, build, check, push, sign, verify, tag
@@ -167,6 +167,7 @@ unreachable or refusing registry too), or interrupted.`,
 		newPublishCmd(ro),
 		newMigrateCmd(ro),
 		newSchemaCmd(ro),
+		newLspCmd(ro),
 		newDiffCmd(ro),
 		newResolveCmd(ro),
 		newVersionCmd(ro),

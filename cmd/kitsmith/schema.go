@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,17 +28,25 @@ against, for editors and yaml-language-server.
 
 Without arguments it prints kit.schema.json. NAME selects another file, e.g.
 "capabilities/com.docker.sandbox/credential@1.schema.json" or just
-"credential@1". --output DIR writes every file, keeping the layout, so the
-relative $refs between them resolve.
+"credential@1"; "config" is the schema of kitsmith lint's .kitsmith.yaml.
+--output DIR writes every file, keeping the layout and without their $id,
+so the relative $refs between them resolve inside DIR: editors validate
+offline.
 
-Editors pick the schema up from a modeline on line 2 of the descriptor:
+Editors pick the schema up from a modeline on line 2 of the descriptor, the
+published copy of release ` + schemas.Tag + `:
 
   # syntax=docker/sandbox-kit:3
   # yaml-language-server: $schema=` + schemas.BaseURL + schemas.Root + `
 
+or, offline, the files --output wrote (a path relative to the descriptor):
+
+  # yaml-language-server: $schema=../.schemas/kit.schema.json
+
 Exit status: 0 written, 2 usage or I/O error (no schema of that name).`,
 		Example: `  kitsmith schema > kit.schema.json
   kitsmith schema credential@1
+  kitsmith schema config > .schemas/kitsmith-config.schema.json
   kitsmith schema --list
   kitsmith schema --output .schemas/`,
 		Args: cobra.MaximumNArgs(1),
@@ -102,12 +111,20 @@ func findSchema(files []string, name string) (string, error) {
 	return "", usageErrorf("no embedded schema named %q; see 'kitsmith schema --list'", name)
 }
 
+// idLine is a schema file's "$id" member on a line of its own.
+var idLine = regexp.MustCompile(`(?m)^[ \t]*"\$id":[ \t]*"[^"]*",?[ \t]*\r?\n`)
+
+// offlineSchema returns a schema file without its $id: its relative $refs
+// then resolve against where the file is, not against the published URL.
+func offlineSchema(b []byte) []byte { return idLine.ReplaceAll(b, nil) }
+
 func writeSchemas(dir string, files []string) error {
 	for _, f := range files {
 		b, err := fs.ReadFile(schemas.FS(), f)
 		if err != nil {
 			return err
 		}
+		b = offlineSchema(b)
 		dst := filepath.Join(dir, filepath.FromSlash(f))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return usageErrorf("writing schemas: %w", err)

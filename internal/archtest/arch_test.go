@@ -45,6 +45,7 @@ var allow = map[string][]string{
 	"pkg/sign/signtest":         {"pkg/sign"},
 	"pkg/review":                {"pkg/spec", "pkg/artifact", "pkg/sign/signer"},
 	"pkg/migrate":               {"pkg/spec", "pkg/lint"},
+	"pkg/lsp":                   {"pkg/spec", "pkg/lint", "schemas"},
 	// The admission check of verify --policy: signatures (sign) and the
 	// permission ceiling (review) of a published kit (artifact).
 	"pkg/admission": {"pkg/artifact", "pkg/sign", "pkg/review"},
@@ -53,7 +54,7 @@ var allow = map[string][]string{
 	// kitsmith test: composes, runs the hooks and judges their egress.
 	"pkg/emulator": {"pkg/spec", "pkg/artifact", "pkg/build", "pkg/review", "internal/shimproto", "internal/textsafe"},
 	"cmd/kitsmith": {"schemas", "pkg/spec", "pkg/lint", "pkg/lint/format", "pkg/artifact", "pkg/artifact/conform", "pkg/build", "pkg/sign",
-		"pkg/review", "pkg/migrate", "pkg/progress", "pkg/publish", "pkg/admission", "pkg/emulator", "internal/shim",
+		"pkg/review", "pkg/migrate", "pkg/progress", "pkg/publish", "pkg/admission", "pkg/emulator", "internal/shim", "pkg/lsp",
 		"internal/diag", "internal/textsafe", "internal/version"},
 	"internal/archtest": {},
 	"internal/diag":     {"internal/textsafe"},

@@ -33,10 +33,10 @@ type Fix struct {
 	// Title says what the fix does, as an imperative sentence fragment
 	// ("add REGION to the hook's env: list").
 	Title string
-	// Safe reports a fix that keeps the kit's meaning or strictly narrows
-	// it, and never widens its permission surface: lint --fix applies
-	// only safe fixes unless told otherwise. A fix that grants authority
-	// or changes behaviour is unsafe.
+	// Safe reports a fix that keeps the kit's meaning and leaves its
+	// permission surface exactly as it was: lint --fix applies only safe
+	// fixes unless told otherwise. A fix that grants authority or changes
+	// behaviour is unsafe.
 	Safe bool
 	// Edits are the text edits, sorted by file and offset, never
 	// overlapping.
@@ -216,8 +216,9 @@ func (in *Input) deleteLine(file string, line int) (TextEdit, bool) {
 
 // fix builds a fix from edits, none of which may be missing (ok false
 // drops the fix). A fix marked safe that edits the descriptor is checked
-// against the permission surface: if applying it widens the surface, it
-// is unsafe whatever the rule said.
+// against the permission surface: if applying it changes the surface at
+// all (a widening above all, but also a type renamed from unknown to
+// known), it is unsafe whatever the rule said.
 func (in *Input) fix(title string, safe bool, edits ...TextEdit) []Fix {
 	if len(edits) == 0 {
 		return nil
@@ -234,17 +235,41 @@ func (in *Input) fix(title string, safe bool, edits ...TextEdit) []Fix {
 		}
 	}
 	f := Fix{Title: title, Safe: safe, Edits: edits}
-	if safe && in.widens(f) {
+	if safe && !in.neutral && in.changesSurface(f) {
 		f.Safe = false
-		f.Title += " (unsafe: it widens the permission surface)"
+		f.Title += " (unsafe: it changes the permission surface)"
 	}
 	return []Fix{f}
 }
 
-// widens reports whether applying f to the kit's descriptor would widen
-// its permission surface (spec.SurfaceOf). Edits to other files do not
-// change the surface.
-func (in *Input) widens(f Fix) bool {
+// withinNeutral returns a copy of in for building fixes that edit only the
+// config of the entry at field (the dotted path of a capability entry or
+// of something inside its config), when that entry's type grants nothing
+// whatever its config (lifecycle@1): such a fix cannot change the
+// permission surface, so the check is skipped.
+func (in *Input) withinNeutral(field string) *Input {
+	entry, _, ok := strings.Cut(field, ".config")
+	if !ok || in.Kit.Descriptor == nil {
+		return in
+	}
+	for _, e := range in.Kit.Descriptor.Entries() {
+		if e.Field() == entry && surfaceNeutralTypes[e.Type] {
+			c := *in
+			c.neutral = true
+			return &c
+		}
+	}
+	return in
+}
+
+// surfaceNeutralTypes are the types whose config spec.SurfaceOf ignores
+// (TestSurfaceNeutralTypes holds it to that).
+var surfaceNeutralTypes = map[string]bool{spec.TypeLifecycle: true}
+
+// changesSurface reports whether applying f to the kit's descriptor would
+// change its permission surface (spec.SurfaceOf). Edits to other files do
+// not change the surface.
+func (in *Input) changesSurface(f Fix) bool {
 	k := in.Kit
 	var own []TextEdit
 	for _, e := range f.Edits {
@@ -259,15 +284,16 @@ func (in *Input) widens(f Fix) bool {
 	if src == nil {
 		return true
 	}
-	after, err := ApplyEdits(src, own)
+	text, err := ApplyEdits(src, own)
 	if err != nil {
 		return true
 	}
-	d := DescriptorOf(k.Form, k.Path, after)
+	d := DescriptorOf(k.Form, k.Path, text)
 	if d == nil {
 		return false // a fix that breaks the YAML grants nothing; the property tests refuse it
 	}
-	return len(spec.SurfaceOf(k.Descriptor).Widenings(spec.SurfaceOf(d))) > 0
+	before, after := spec.SurfaceOf(k.Descriptor), spec.SurfaceOf(d)
+	return len(before.Widenings(after)) > 0 || before.String() != after.String()
 }
 
 // DescriptorOf decodes the descriptor held by src, the text of a kit's

@@ -119,6 +119,19 @@ func TestFixProperties(t *testing.T) {
 			if !res.Converged {
 				t.Errorf("no fixed point after %d passes", res.Passes)
 			}
+			// every fix, unsafe ones too, leaves a descriptor that decodes
+			every, err := lint.FixLoop(ctx, fixtureLint(t, dir, nil), lint.FixOptions{Select: lint.AllFixes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !every.Converged {
+				t.Errorf("--unsafe-fixes: no fixed point after %d passes", every.Passes)
+			}
+			if len(every.After) > 0 {
+				if b, a := loadFixed(t, dir, nil), loadFixed(t, dir, every.After); b.Descriptor != nil && a.Descriptor == nil {
+					t.Errorf("--unsafe-fixes broke the descriptor: %v", a.Validate().Errors)
+				}
+			}
 			if len(res.After) == 0 {
 				return
 			}
@@ -158,6 +171,9 @@ func checkSafeResult(t *testing.T, dir string, res *lint.FixResult) {
 			t.Errorf("fixing added spec/%s errors (%d, was %d)", code, n, was[code])
 		}
 	}
+	if len(after.Validate().Errors) > len(before.Validate().Errors) {
+		t.Errorf("fixing added errors: %v", after.Validate().Errors)
+	}
 	if before.Descriptor == nil {
 		return
 	}
@@ -174,54 +190,61 @@ func checkSafeResult(t *testing.T, dir string, res *lint.FixResult) {
 }
 
 // TestUnsafeFixesWiden proves the line between safe and unsafe on the
-// host.docker.internal fixtures: the rewrite to localhost is offered, is
-// unsafe, and review.Diff reports exactly the grant it makes live; the
-// safe fixes alone never make it.
+// fixtures of the rules whose fixes grant: the fix is offered, is unsafe,
+// the safe --fix never applies it, and review.Diff reports exactly the
+// grant it states (host.docker.internal rewritten to localhost makes a dead
+// grant live; egress-not-allowed's fix allows the host the hook contacts).
 func TestUnsafeFixesWiden(t *testing.T) {
-	dir := filepath.Join("testdata", "host-docker-internal", "bad", "example")
-	ctx := context.Background()
-	safe, err := lint.FixLoop(ctx, fixtureLint(t, dir, nil), lint.FixOptions{})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct{ rule, dir, grant string }{
+		{"host-docker-internal", filepath.Join("testdata", "host-docker-internal", "bad", "example"), "localhost"},
+		{"egress-not-allowed", filepath.Join("testdata", "egress-not-allowed", "bad", "compose"), "registry.example.org"},
 	}
-	for _, p := range safe.Applied {
-		if p.Finding.RuleID == "host-docker-internal" {
-			t.Errorf("a safe --fix applied %q", p.Fix.Title)
-		}
-	}
-	all, err := lint.FixLoop(ctx, fixtureLint(t, dir, nil), lint.FixOptions{Select: lint.AllFixes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rewrote []string
-	for _, p := range all.Applied {
-		if p.Finding.RuleID == "host-docker-internal" {
-			if p.Fix.Safe {
-				t.Errorf("fix %q is marked safe", p.Fix.Title)
+	for _, tc := range tests {
+		t.Run(tc.rule, func(t *testing.T) {
+			ctx := context.Background()
+			safe, err := lint.FixLoop(ctx, fixtureLint(t, tc.dir, nil), lint.FixOptions{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			rewrote = append(rewrote, p.Fix.Title)
-		}
-	}
-	if len(rewrote) == 0 {
-		t.Fatal("no host.docker.internal fix was applied with --unsafe-fixes")
-	}
-	before, after := loadFixed(t, dir, nil), loadFixed(t, dir, all.After)
-	rb, err := review.FromSource(before, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ra, err := review.FromSource(after, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := review.Diff(rb, ra)
-	if !d.Widened() {
-		t.Fatalf("the localhost rewrite widened nothing: %+v", d)
-	}
-	for _, w := range d.Widenings {
-		if !strings.Contains(fmt.Sprint(w), "localhost") {
-			t.Errorf("widening %+v is not the localhost grant the fix states", w)
-		}
+			for _, p := range safe.Applied {
+				if p.Finding.RuleID == tc.rule {
+					t.Errorf("a safe --fix applied %q", p.Fix.Title)
+				}
+			}
+			all, err := lint.FixLoop(ctx, fixtureLint(t, tc.dir, nil), lint.FixOptions{Select: lint.AllFixes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			applied := 0
+			for _, p := range all.Applied {
+				if p.Finding.RuleID == tc.rule {
+					if p.Fix.Safe {
+						t.Errorf("fix %q is marked safe", p.Fix.Title)
+					}
+					applied++
+				}
+			}
+			if applied == 0 {
+				t.Fatalf("no %s fix was applied with --unsafe-fixes", tc.rule)
+			}
+			rb, err := review.FromSource(loadFixed(t, tc.dir, nil), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ra, err := review.FromSource(loadFixed(t, tc.dir, all.After), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := review.Diff(rb, ra)
+			if !d.Widened() {
+				t.Fatalf("the fix widened nothing: %+v", d)
+			}
+			for _, w := range d.Widenings {
+				if !strings.Contains(fmt.Sprint(w), tc.grant) {
+					t.Errorf("widening %+v is not the %s grant the fix states", w, tc.grant)
+				}
+			}
+		})
 	}
 }
 
@@ -325,52 +348,25 @@ func TestFixKinds(t *testing.T) {
 
 // fixableRules are the rules whose fixtures must show a fix.
 var fixableRules = []string{
-	"arg-ref-in-comment", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
-	"missing-syntax-line", "proxy-env-override", "yaml11-boolean", "unused-suppression",
+	"arg-ref-in-comment", "background-without-long-running", "egress-not-allowed", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
+	"missing-syntax-line", "proxy-env-override", "yaml11-boolean", "unused-arg", "unused-suppression",
 }
 
-// TestSpecFixes: the fixes specification errors propose, applied to a
-// fixed point: what each writes, and which need --unsafe-fixes.
-func TestSpecFixes(t *testing.T) {
-	const head = "# syntax=docker/sandbox-kit:3\n"
-	tests := []struct {
-		name, src, want string
-		sel             lint.FixSelection
-	}{
-		{"schemaVersion that means 3", head + "schemaVersion: 3.0\nkind: mixin\n", head + "schemaVersion: \"3\"\nkind: mixin\n", lint.SafeFixes},
-		{"misspelt key", head + "schemaVersion: \"3\"\nkind: mixin\ndescripton: A kit.  # keep\n", head + "schemaVersion: \"3\"\nkind: mixin\ndescription: A kit.  # keep\n", lint.SafeFixes},
-		{"v2 spelling", head + "schemaVersion: \"3\"\nkind: mixin\nsourceURL: https://example.com\n", head + "schemaVersion: \"3\"\nkind: mixin\nsourceUrl: https://example.com\n", lint.SafeFixes},
-		{"type rename that grants is unsafe", head + "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 'com.docker.sandbox/netwrk-policy@1'\n    config: {runtime: {allow: [api.example.com]}}\n",
-			head + "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 'com.docker.sandbox/netwrk-policy@1'\n    config: {runtime: {allow: [api.example.com]}}\n", lint.SafeFixes},
-		{"type rename with --unsafe-fixes", head + "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 'com.docker.sandbox/netwrk-policy@1'\n    config: {runtime: {allow: [api.example.com]}}\n",
-			head + "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 'com.docker.sandbox/network-policy@1'\n    config: {runtime: {allow: [api.example.com]}}\n", lint.AllFixes},
-		{"version 2 is not fixed", head + "schemaVersion: \"2\"\nkind: mixin\n", head + "schemaVersion: \"2\"\nkind: mixin\n", lint.AllFixes},
+// TestSurfaceNeutralTypes: the fix engine skips the surface check for
+// edits inside a lifecycle@1 config because spec.SurfaceOf ignores that
+// config; if it ever stops ignoring it, this fails.
+func TestSurfaceNeutralTypes(t *testing.T) {
+	base := "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: " + spec.TypeLifecycle + "\n    config:\n      startup:\n        - command: curl https://example.com\n"
+	changed := strings.Replace(base, "        - command:", "        - env: [HTTP_PROXY, HTTPS_PROXY, SECRET]\n          user: \"0\"\n          command:", 1)
+	a, err := spec.Parse("a.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			lintf := func(ctx context.Context, overlay map[string][]byte) (*lint.Result, map[string][]byte, error) {
-				text := []byte(tc.src)
-				if b, ok := overlay["k.yaml"]; ok {
-					text = b
-				}
-				k, err := spec.Parse("k.yaml", text)
-				if err != nil {
-					return nil, nil, err
-				}
-				r, err := lint.Run(ctx, []*spec.Kit{k}, lint.WithDisable("missing-metadata"))
-				return r, map[string][]byte{"k.yaml": text}, err
-			}
-			res, err := lint.FixLoop(context.Background(), lintf, lint.FixOptions{Select: tc.sel})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := tc.src
-			if b, ok := res.After["k.yaml"]; ok {
-				got = string(b)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("after --fix (-want +got):\n%s", diff)
-			}
-		})
+	b, err := spec.Parse("b.yaml", []byte(changed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sa, sb := spec.SurfaceOf(a.Descriptor).String(), spec.SurfaceOf(b.Descriptor).String(); sa != sb {
+		t.Fatalf("lifecycle@1 config changed the surface: %q -> %q", sa, sb)
 	}
 }

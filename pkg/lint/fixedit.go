@@ -349,5 +349,5 @@ func (in *Input) envFix(h *Hook, safe bool, names ...string) []Fix {
 	if !ok {
 		return nil
 	}
-	return in.fix(fmt.Sprintf("add %s to the env: list of %s", strings.Join(add, " and "), h.Label()), safe, e)
+	return in.withinNeutral(h.Field).fix(fmt.Sprintf("add %s to the env: list of %s", strings.Join(add, " and "), h.Label()), safe, e)
 }

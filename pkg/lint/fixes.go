@@ -142,8 +142,123 @@ func (in *Input) removeArgEnv(name string) []Fix {
 	return in.fix(fmt.Sprintf("stop exporting arg %s as a proxy variable", name), false, e)
 }
 
+// capabilityFix returns the unsafe fix declaring a capability entry of
+// type typ with no config: a new "- type: typ" item before the first item
+// of a block capabilities: list. A declaration changes what the runtime
+// does, so it is never safe.
+func (in *Input) capabilityFix(typ, title string) []Fix {
+	t := in.tree()
+	if t == nil {
+		return nil
+	}
+	_, seq := t.node("capabilities")
+	if seq == nil || seq.Kind != yaml.SequenceNode || seq.Style&yaml.FlowStyle != 0 || len(seq.Content) == 0 {
+		return nil
+	}
+	first := seq.Content[0]
+	if first.Line < 1 || first.Line > len(t.lines) {
+		return nil
+	}
+	text := t.lines[first.Line-1]
+	dash := string(text[:runeCol(text, first.Column)-1])
+	if strings.TrimSpace(dash) != "-" {
+		return nil
+	}
+	off := t.offset(first.Line, 1)
+	if off < 0 {
+		return nil
+	}
+	e, ok := t.insertAt(off, dash+"type: "+typ+"\n"+t.prefix(first.Line))
+	if !ok {
+		return nil
+	}
+	return in.fix(title, false, e)
+}
+
+// removeArgFix returns the unsafe fix deleting the declaration of arg
+// name from a block args: mapping with other args: its lines, from its key
+// to the line before the next arg's key (or before the next top-level key
+// when it is the last). An installer that passes --kit-arg name then gets
+// an error, so it is never safe; a result that validates worse is no fix.
+func (in *Input) removeArgFix(name string) []Fix {
+	t := in.tree()
+	if t == nil {
+		return nil
+	}
+	argsKey, args := t.node("args")
+	if argsKey == nil || args == nil || args.Kind != yaml.MappingNode || args.Style&yaml.FlowStyle != 0 || len(args.Content) < 4 {
+		return nil
+	}
+	from, to := 0, 0 // YAML lines [from, to)
+	for i := 0; i+1 < len(args.Content); i += 2 {
+		if args.Content[i].Value != name {
+			continue
+		}
+		from = args.Content[i].Line
+		if i+2 < len(args.Content) {
+			to = args.Content[i+2].Line
+		} else {
+			to = len(t.lines) + 1
+			for j := 0; j+1 < len(t.root.Content); j += 2 {
+				if t.root.Content[j] == argsKey && j+2 < len(t.root.Content) {
+					to = t.root.Content[j+2].Line
+				}
+			}
+		}
+	}
+	if from < 1 || to <= from {
+		return nil
+	}
+	start := t.offset(from, 1)
+	end := len(t.src)
+	if to <= len(t.lines) {
+		end = t.offset(to, 1)
+		if end >= 0 && t.origins != nil { // the next line's own comment marker stays
+			end -= len(t.prefix(to))
+		}
+	}
+	if start < 0 || end < start {
+		return nil
+	}
+	if t.origins != nil {
+		start -= len(t.prefix(from))
+	}
+	// keep the comment lines that lead the next key: they belong to it
+	for to-1 > from && strings.HasPrefix(strings.TrimSpace(string(t.lines[to-2])), "#") {
+		to--
+		end = t.offset(to, 1) - len(t.prefix(to))
+	}
+	e, ok := editAt(t.file, t.src, start, end, "")
+	if !ok || !in.validatesAsWell(e) {
+		return nil
+	}
+	return in.fix("remove the declaration of arg "+name, false, e)
+}
+
+// allowFix returns the unsafe fix adding the host a hook contacts to the
+// allow list of its phase, when the kit's network policy states that
+// phase and no deny entry refuses the host: a new grant, which is why it
+// is never safe.
+func (in *Input) allowFix(p policyView, phase string, ct contact) []Fix {
+	if p.field == "" || !p.phases[phase] {
+		return nil
+	}
+	for _, e := range p.hosts {
+		if e.Phase == phase && e.List == "deny" && hostMatches(e.Value, ct) {
+			return nil
+		}
+	}
+	host := ct.hostPort()
+	e, ok := in.tree().addToList(p.field+".config."+phase, "allow", []string{strconv.Quote(host)})
+	if !ok {
+		return nil
+	}
+	return in.fix(fmt.Sprintf("allow %s in the %s phase (a new grant)", host, phase), false, e)
+}
+
 // specFix returns the fix a specification error proposes: the key or type
-// its did-you-mean names, or schemaVersion "3" for a value that means 3.
+// its did-you-mean names, true or false for a YAML 1.1 word in a group's
+// optional, or schemaVersion "3" for a value that means 3.
 func (in *Input) specFix(e *spec.Error) []Fix {
 	t := in.tree()
 	if t == nil || e.Field == "" {
@@ -163,12 +278,25 @@ func (in *Input) specFix(e *spec.Error) []Fix {
 		if k == nil {
 			return nil
 		}
-		if ed, ok := t.replaceNode(k, quoteLike(k, e.Suggest)); ok {
+		if ed, ok := t.replaceNode(k, quoteLike(k, e.Suggest)); ok && in.validatesAsWell(ed) {
 			return in.fix(fmt.Sprintf("rename %s to %s", k.Value, e.Suggest), true, ed)
 		}
 	case (e.Code == "unknown-sandbox-type" || e.Code == "type-grammar") && e.Suggest != "":
-		if ed, ok := t.replaceScalar(e.Field, e.Suggest); ok {
+		if ed, ok := t.replaceScalar(e.Field, e.Suggest); ok && in.validatesAsWell(ed) {
 			return in.fix("write type "+e.Suggest, true, ed)
+		}
+	case e.Code == "wrong-type" && strings.HasSuffix(e.Field, ".group.optional"):
+		// A YAML 1.1 boolean word, which the reference refuses in a group.
+		_, v := t.node(e.Field)
+		if v == nil || v.Kind != yaml.ScalarNode {
+			return nil
+		}
+		b, word := yaml11Words[strings.ToLower(v.Value)]
+		if !word {
+			return nil
+		}
+		if ed, ok := t.replaceNode(v, strconv.FormatBool(b)); ok {
+			return in.fix(fmt.Sprintf("write %t for %s", b, v.Value), true, ed)
 		}
 	case e.Field == "schemaVersion":
 		_, v := t.node("schemaVersion")
@@ -180,6 +308,38 @@ func (in *Input) specFix(e *spec.Error) []Fix {
 		}
 	}
 	return nil
+}
+
+// validatesAsWell reports whether the descriptor with edit applied has no
+// more specification errors than it has now: a rename that makes the
+// value under it subject to a schema it breaks (i0s: renamed to kits: over
+// a null item) is no fix. Both are judged as descriptors alone.
+func (in *Input) validatesAsWell(edit TextEdit) bool {
+	k := in.Kit
+	src := in.source(k.Path)
+	if src == nil || edit.File != k.Path {
+		return false
+	}
+	after, err := ApplyEdits(src, []TextEdit{edit})
+	if err != nil {
+		return false
+	}
+	count := func(text []byte) int {
+		if k.Form == spec.FormComment {
+			y, _, ok := spec.ExtractComment(text)
+			if !ok {
+				return -1
+			}
+			text = y
+		}
+		pk, err := spec.Parse(k.Path, text)
+		if err != nil {
+			return -1
+		}
+		return len(pk.Validate().Errors)
+	}
+	was, is := count(src), count(after)
+	return is >= 0 && was >= 0 && is <= was
 }
 
 // meansThree reports a schemaVersion written as 3 in another form: 3.0,

@@ -1,12 +1,16 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"sort"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kitsmith/kitsmith/schemas"
 )
 
 // The entry rules of each well-known type are compiled on first use; a
@@ -85,5 +89,31 @@ capabilities:
 		if e != "" {
 			t.Error(e)
 		}
+	}
+}
+
+// TestSchemaTypeExamples: the entry schema offers the known types as
+// examples (editors complete type: from them), exactly KnownTypes.
+func TestSchemaTypeExamples(t *testing.T) {
+	b, err := fs.ReadFile(schemas.FS(), schemas.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs struct {
+			Entry struct {
+				Properties struct {
+					Type struct {
+						Examples []string `json:"examples"`
+					} `json:"type"`
+				} `json:"properties"`
+			} `json:"entry"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(KnownTypes(), doc.Defs.Entry.Properties.Type.Examples); diff != "" {
+		t.Errorf("type examples (-KnownTypes +schema):\n%s", diff)
 	}
 }

@@ -33,6 +33,11 @@ var knownTypes = []string{
 	TypeACP, TypeSBX, TypeGitIdentity, TypeKitRegistry,
 }
 
+// KnownTypes returns the well-known capability types the specification
+// defines, in its order with the newest version of a name last. The slice
+// is the caller's.
+func KnownTypes() []string { return append([]string(nil), knownTypes...) }
+
 // configless lists the types that take no config key at all.
 var configless = map[string]bool{
 	TypePrivileged: true, TypeKitRegistry: true, TypeSBX: true, TypeLongRunning: true, TypeGitIdentity: true,

@@ -13,6 +13,7 @@
 #     tesseract@v0.1.1/posix              (TesseraCT CT log, POSIX backend)
 #     cosign@v3.1.3/cosign
 #     actionlint@v1.7.12/actionlint
+#     yaml-language-server@1.15.0/node_modules/.bin/yaml-language-server  (npm)
 #
 # Each is built with `go install PKG@VERSION` outside kitsmith's module
 # (its own go.mod decides its dependencies), except buildkit, built inside
@@ -33,7 +34,8 @@ REKOR_VERSION=v2.3.0     # v2.4.x needs a Fulcio version the module proxy refuse
 CT_VERSION=v0.1.1
 COSIGN_VERSION=v3.1.3
 ACTIONLINT_VERSION=v1.7.12
-PROGRESS_EVERY=30 # seconds between "still building" lines
+YAMLLS_VERSION=1.15.0 # yaml-language-server, for the editor-schema tests (npm)
+PROGRESS_EVERY=30     # seconds between "still building" lines
 
 BK_DIR=$TOOLS_CACHE/buildkit@$BK_VERSION
 REG_BIN=$TOOLS_CACHE/distribution@$REG_VERSION/registry
@@ -43,6 +45,8 @@ REKOR_BIN=$TOOLS_CACHE/rekor-tiles@$REKOR_VERSION/posix
 CT_BIN=$TOOLS_CACHE/tesseract@$CT_VERSION/posix
 COSIGN_BIN=$TOOLS_CACHE/cosign@$COSIGN_VERSION/cosign
 ACTIONLINT_BIN=$TOOLS_CACHE/actionlint@$ACTIONLINT_VERSION/actionlint
+YAMLLS_DIR=$TOOLS_CACHE/yaml-language-server@$YAMLLS_VERSION
+YAMLLS_BIN=$YAMLLS_DIR/node_modules/.bin/yaml-language-server
 
 # name|module|package|binary path|usual cold build time on 2 cores|GOTOOLCHAIN
 GO_TOOLS=(
@@ -159,7 +163,12 @@ install_buildkit() {
   log "buildkit $BK_VERSION: built ($(elapsed "$t"))"
 }
 
-APT_PACKAGES=(runc busybox-static)
+# neovim drives the language server test with its built-in LSP client;
+# node and npm run and install yaml-language-server (a machine that has
+# them from elsewhere, as NodeSource's nodejs with its own npm, keeps them).
+APT_PACKAGES=(runc busybox-static neovim)
+command -v node >/dev/null 2>&1 || APT_PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
 
 apt_installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -191,6 +200,35 @@ install_apt() {
   log "apt: installed ${missing[*]} ($(elapsed "$t"))"
 }
 
+yamlls_version() {
+  [[ -x $YAMLLS_BIN ]] || return 1
+  node -p "require('$YAMLLS_DIR/node_modules/yaml-language-server/package.json').version" 2>/dev/null
+}
+
+# install_yamlls: yaml-language-server from npm into the tool cache, through
+# a temporary directory renamed into place.
+install_yamlls() {
+  local t tmp
+  if [[ $(yamlls_version || true) == "$YAMLLS_VERSION" ]]; then
+    log "yaml-language-server $YAMLLS_VERSION: cached"
+    return
+  fi
+  command -v npm >/dev/null 2>&1 || die "npm not found: apt-get install npm"
+  t=$(now)
+  log "yaml-language-server $YAMLLS_VERSION: installing with npm (usually under 1 min) ..."
+  mkdir -p "$TOOLS_CACHE"
+  tmp=$(mktemp -d "$TOOLS_CACHE/.yaml-language-server.XXXXXX")
+  if ! npm install --prefix "$tmp" --no-audit --no-fund --loglevel=error "yaml-language-server@$YAMLLS_VERSION" >"$tmp.log" 2>&1; then
+    cat "$tmp.log" >&2
+    rm -rf "$tmp" "$tmp.log"
+    die "npm install yaml-language-server@$YAMLLS_VERSION failed"
+  fi
+  rm -rf "$YAMLLS_DIR" "$tmp.log"
+  mv "$tmp" "$YAMLLS_DIR"
+  [[ $(yamlls_version || true) == "$YAMLLS_VERSION" ]] || die "yaml-language-server did not install in $YAMLLS_DIR"
+  log "yaml-language-server $YAMLLS_VERSION: installed ($(elapsed "$t"))"
+}
+
 # The whole install. Go tools build one after another: on 2 cores parallel
 # builds only compete for the same CPUs and memory.
 install_all() {
@@ -207,6 +245,7 @@ install_all() {
     log "$missing tool(s) to build; a cold install of everything takes about 7 min on an idle 2-core machine, up to 25 under load (progress every ${PROGRESS_EVERY}s)"
   fi
   install_apt
+  install_yamlls
   install_buildkit
   for entry in "${GO_TOOLS[@]}"; do
     install_go_tool "$entry"
@@ -221,6 +260,7 @@ print_tool_status() {
     if apt_installed "$pkg"; then v=$(apt_version "$pkg"); else v="missing"; fi
     printf '  %-17s %s\n' "$pkg" "$v"
   done
+  printf '  %-17s %s (pinned %s) %s\n' yaml-language-server "$(yamlls_version || echo missing)" "$YAMLLS_VERSION" "$YAMLLS_BIN"
   for b in buildkitd buildctl; do
     if [[ -x $BK_DIR/$b ]]; then v=$("$BK_DIR/$b" --version 2>/dev/null || echo "unknown"); else v="missing"; fi
     printf '  %-17s %s (pinned %s)\n' "$b" "$v" "$BK_VERSION"
