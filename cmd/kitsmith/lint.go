@@ -25,6 +25,8 @@ import (
 // lintOptions are the flags and arguments of kitsmith lint.
 type lintOptions struct {
 	formatFlag
+	lintReportFlags
+	env       env
 	failLevel string
 	config    string
 	enable    []string
@@ -38,7 +40,7 @@ type lintOptions struct {
 }
 
 func newLintCmd(ro *rootOptions) *cobra.Command {
-	o := &lintOptions{formatFlag: newFormatFlag(lintFormats()...)}
+	o := &lintOptions{formatFlag: newFormatFlag(lintFormats()...), env: ro.env}
 	cmd := &cobra.Command{
 		Use:   "lint [flags] PATH...",
 		Short: "Find the pitfalls that make a kit fail silently in a sandbox",
@@ -60,11 +62,18 @@ line or the line above:
 
   # kitsmith:ignore <rule-id>[,<rule-id>] <reason>
 
+SARIF (--format sarif, --sarif-file) lists silenced findings as suppressed,
+with the reason as justification. Its URIs are relative to the repository
+root (uriBaseId %SRCROOT%, resolved in originalUriBaseIds) whatever the
+working directory: the git repository root above it, or --sarif-base DIR.
+In GitHub Actions, lint also writes a job summary (GITHUB_STEP_SUMMARY).
+
 Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
 2 usage, configuration or I/O error.`,
 		Example: `  kitsmith lint kits/inside
   kitsmith lint --recursive --fail-level warning .
   kitsmith lint --format sarif --recursive . > kitsmith.sarif
+  kitsmith lint --recursive --sarif-file kitsmith.sarif .   # text on stdout, SARIF in the file
   kitsmith lint --format github --recursive .
   kitsmith lint --disable port-trust-boundary kits/outside
   kitsmith lint --files kits/inside/README.md   # as the pre-commit hook runs it
@@ -97,6 +106,7 @@ Exit status: 0 nothing at or above --fail-level, 1 findings at or above it,
 // AddFlags registers the lint flags and their completions on cmd.
 func (o *lintOptions) AddFlags(cmd *cobra.Command) {
 	o.formatFlag.AddFlags(cmd)
+	o.lintReportFlags.AddFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.failLevel, "fail-level", "error", "lowest severity that makes lint exit 1: error, warning or info")
 	f.StringVar(&o.config, "config", "", "configuration file (default: .kitsmith.yaml found upward from each kit)")
@@ -132,6 +142,9 @@ func (o *lintOptions) validate(args []string) error {
 	}
 	o.fail = sev
 	if err := o.formatFlag.validate(); err != nil {
+		return err
+	}
+	if err := o.lintReportFlags.validate(); err != nil {
 		return err
 	}
 	if o.files && o.recursive {
@@ -208,12 +221,16 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 			src[p] = b
 		}
 	}
-	fm, err := format.ByName(o.format, format.Options{Sources: src, ToolVersion: version.Get().Version, BaseDir: workingDir()})
+	fo := format.Options{Sources: src, ToolVersion: version.Get().Version, BaseDir: o.base(), Color: o.useColor(out, o.env)}
+	fm, err := format.ByName(o.format, fo)
 	if err != nil {
 		return usageErrorf("--format: %v", err)
 	}
 	if err := fm.Format(out, res); err != nil {
 		return asUsage(fmt.Errorf("writing the report: %w", err), "")
+	}
+	if err := o.writeExtras(res, fo, o.env); err != nil {
+		return err
 	}
 	if res.Fails(o.fail) {
 		return errFindings
@@ -403,13 +420,4 @@ func findKits(ctx context.Context, root string) ([]string, error) {
 		return nil
 	})
 	return out, err
-}
-
-// workingDir is the directory SARIF URIs are relative to; "" if unknown.
-func workingDir() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	return wd
 }

@@ -182,4 +182,7 @@ type Finding struct {
 	Fix string
 	// Kit is the display path of the kit's descriptor.
 	Kit string
+	// Justification is the reason of the kitsmith:ignore comment that
+	// silenced the finding (Result.Suppressed); empty for one that stands.
+	Justification string
 }
