@@ -167,6 +167,7 @@ unreachable or refusing registry too), or interrupted.`,
 		return c.Help()
 	}
 	root.AddCommand(
+		newInitCmd(ro),
 		newValidateCmd(ro),
 		newLintCmd(ro),
 		newBuildCmd(ro),
