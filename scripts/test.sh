@@ -11,6 +11,9 @@
 # 'go test -count=1 [args] ./...'.
 # Extra arguments go to go test, e.g. ./scripts/test.sh -run TestBuild -v
 # KITSMITH_TEST_PKGS overrides the package pattern (default ./...).
+# A static kitsmith (CGO_ENABLED=0), which kitsmith test copies into its
+# container, is built once into a temporary directory and exported as
+# KITSMITH_TEST_STATIC_KITSMITH.
 #
 # Services this run started are stopped on exit; services that were already
 # running (a developer's, or the machine's one Sigstore stack) are left
@@ -31,11 +34,13 @@ elapsed() {
 }
 
 STOP=()
+STOP_DIRS=()
 on_exit() {
   local rc=$? part
   for part in "${STOP[@]}"; do
     "${SERVICES[@]}" stop "$part" || true
   done
+  ((${#STOP_DIRS[@]} == 0)) || rm -rf "${STOP_DIRS[@]}"
   echo "[test] total elapsed: $(elapsed) (exit $rc)" >&2
   exit "$rc"
 }
@@ -63,6 +68,14 @@ echo "[test] Sigstore: fulcio $KITSMITH_TEST_FULCIO_URL, rekor $KITSMITH_TEST_RE
 # The test tools under internal/cmd build only with this tag (it keeps them
 # out of the pre-commit hook's `go install ./...`).
 TAGS=(-tags kitsmith_testtools)
+
+# kitsmith test copies a static kitsmith into its container: build one
+# for the tests that run it, once, instead of once per test binary.
+STATIC_DIR=$(mktemp -d)
+STOP_DIRS=("$STATIC_DIR")
+echo "[test] building a static kitsmith for kitsmith test" >&2
+CGO_ENABLED=0 go build -o "$STATIC_DIR/kitsmith" ./cmd/kitsmith
+export KITSMITH_TEST_STATIC_KITSMITH=$STATIC_DIR/kitsmith
 
 vet_rc=0
 echo "[test] go vet ${TAGS[*]} $PKGS" >&2

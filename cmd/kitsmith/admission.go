@@ -37,7 +37,7 @@ func applyPolicyFile(path string, sp *sign.Policy) (*review.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range p.Signers {
+	for _, s := range p.SignerMatchers() {
 		sp.TrustedSigners = append(sp.TrustedSigners, sign.TrustedSigner{
 			Identity: s.Identity, IdentityRegexp: s.IdentityRegexp, Issuer: s.Issuer, IssuerRegexp: s.IssuerRegexp})
 	}

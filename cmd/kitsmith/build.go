@@ -7,14 +7,12 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/containerd/platforms"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/spf13/cobra"
 
-	"github.com/kitsmith/kitsmith/internal/gitdate"
 	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/build"
@@ -61,7 +59,8 @@ How a kit is built:
                           registries and their layers reused as they are
 
 Builds are reproducible: every timestamp is SOURCE_DATE_EPOCH, taken from the
-environment, else from the last git commit of the kit directory, else 0.
+environment, else from the last git commit of the kit directory, else 0 with
+no created annotation (a different digest from SOURCE_DATE_EPOCH=0's).
 Registry credentials come from the docker credential store and helpers
 (docker login). Loopback registries are reached over plain HTTP.
 
@@ -192,8 +191,11 @@ func (o *buildOptions) options(ro *rootOptions) (build.Options, error) {
 			bo.Outputs = append(bo.Outputs, build.Output{Type: build.OutputRegistry, Dest: t})
 		}
 	}
-	bo.SourceDateEpoch, err = envSourceDateEpoch(ro.env)
-	return bo, err
+	// Checked before the kit is read; resolved with the kit in run.
+	if _, err := build.ParseSourceDateEpoch(ro.env["SOURCE_DATE_EPOCH"]); err != nil {
+		return bo, usageErrorf("%v", err)
+	}
+	return bo, nil
 }
 
 // outputHint suggests the --output a bare path meant: an archive for a
@@ -212,20 +214,6 @@ func outputHint(s string) string {
 var platformCompletion = cobra.FixedCompletions(
 	[]string{"linux/amd64", "linux/arm64", "linux/arm/v7", "linux/riscv64", "linux/ppc64le", "linux/s390x"}, cobra.ShellCompDirectiveNoFileComp)
 
-// envSourceDateEpoch reads SOURCE_DATE_EPOCH from e: nil when unset or
-// empty, a usage error when it is not a number of seconds.
-func envSourceDateEpoch(e env) (*int64, error) {
-	v, ok := e["SOURCE_DATE_EPOCH"]
-	if !ok || v == "" {
-		return nil, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return nil, usageErrorf("SOURCE_DATE_EPOCH=%q is not a number of seconds since 1970-01-01", v)
-	}
-	return &n, nil
-}
-
 // run builds the kit at path: flags are checked and every destination
 // vetted before anything is built or written.
 func (o *buildOptions) run(ctx context.Context, ro *rootOptions, out, errOut io.Writer, path string) error {
@@ -243,11 +231,8 @@ func (o *buildOptions) run(ctx context.Context, ro *rootOptions, out, errOut io.
 	if err := checkArgsDeclared("--build-arg", k, spec.PhaseBuild, bo.BuildArgs); err != nil {
 		return err
 	}
-	if bo.SourceDateEpoch == nil {
-		if t, err := gitdate.LastCommit(ctx, k.Dir); err == nil {
-			n := t.Unix()
-			bo.SourceDateEpoch = &n
-		}
+	if bo.SourceDateEpoch, err = build.SourceDateEpoch(ctx, k, ro.env["SOURCE_DATE_EPOCH"]); err != nil {
+		return err
 	}
 	solver := o.newSolver(ro.env)
 	defer solver.close()

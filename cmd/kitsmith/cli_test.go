@@ -4,21 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/kitsmith/kitsmith/internal/golden"
 	"github.com/kitsmith/kitsmith/schemas"
 )
-
-// updateGolden rewrites golden files instead of comparing with them:
-// go test ./cmd/kitsmith -update
-var updateGolden = flag.Bool("update", false, "rewrite golden files")
 
 // specTestdata is the kit corpus of pkg/spec, relative to this package.
 const specTestdata = "../../pkg/spec/testdata"
@@ -31,23 +25,11 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errOut.String(), code
 }
 
-// checkGolden compares got with the golden file, or rewrites it with
-// -update.
+// checkGolden compares got with the golden file, or rewrites it under
+// KITSMITH_UPDATE_GOLDEN=1.
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *updateGolden {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/kitsmith -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, path, []byte(got))
 }
 
 // TestValidateGolden runs `kitsmith validate` on every kit of the corpus,

@@ -118,19 +118,18 @@ func (r *registryFlags) open(ctx context.Context, ref string) (*artifact.Artifac
 // head resolves ref to the kit's descriptor and opens the store its
 // signatures live in (the registry repository or the layout), as sign and
 // verify need; failing to is a usage or I/O error with its hint.
-func (r *registryFlags) head(ctx context.Context, ref string) (v1.Descriptor, *artifact.Store, error) {
-	aopts := r.artifactOptions()
+func (r *registryFlags) head(ctx context.Context, ref string) (v1.Descriptor, artifact.Target, error) {
+	t, err := artifact.NewTarget(ctx, ref, r.artifactOptions()...)
+	if err != nil {
+		return v1.Descriptor{}, nil, asUsage(err, openHint(err))
+	}
 	done := r.waiting(ref)
-	kit, err := artifact.Head(ctx, ref, aopts...)
+	kit, err := t.Head(ctx)
 	done()
 	if err != nil {
 		return v1.Descriptor{}, nil, asUsage(err, refHint(ref, err))
 	}
-	st, err := artifact.NewStore(ctx, ref, aopts...)
-	if err != nil {
-		return v1.Descriptor{}, nil, asUsage(err, openHint(err))
-	}
-	return kit, st, nil
+	return kit, t, nil
 }
 
 // openHint returns the hint for an error reading or writing an artifact

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -202,19 +201,14 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 		}
 		kits = append(kits, k)
 	}
-	groups, err := o.configGroups(kits)
+	cfg, err := o.configOption()
 	if err != nil {
 		return asUsage(err, "")
 	}
-	results := make([]*lint.Result, 0, len(groups))
-	for _, g := range groups {
-		r, err := lint.Run(ctx, g.kits, lint.WithConfig(g.config), lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
-		if err != nil {
-			return asUsage(err, "")
-		}
-		results = append(results, r)
+	res, err := lint.Run(ctx, kits, cfg, lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
+	if err != nil {
+		return asUsage(err, "")
 	}
-	res := lint.Merge(results...)
 	src := diag.Sources{}
 	for _, k := range kits {
 		for p, b := range k.SourceFiles() {
@@ -238,49 +232,20 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 	return nil
 }
 
-type kitGroup struct {
-	config *lint.Config
-	kits   []*spec.Kit
-}
-
-// configGroups groups kits by the configuration that applies to them:
-// --config, or the .kitsmith.yaml found upward from each kit.
-func (o *lintOptions) configGroups(kits []*spec.Kit) ([]kitGroup, error) {
-	byPath := map[string]*kitGroup{}
-	var order []string
-	for _, k := range kits {
-		cfgPath := o.config
-		if cfgPath == "" {
-			p, err := lint.FindConfig(k.Dir)
-			if err != nil {
-				return nil, fmt.Errorf("looking for %s: %w", lint.ConfigFile, err)
-			}
-			cfgPath = p
-		}
-		g, ok := byPath[cfgPath]
-		if !ok {
-			var cfg *lint.Config
-			if cfgPath != "" {
-				if err := checkRegularFile(cfgPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("--config: %w", err)
-				}
-				c, err := lint.LoadConfig(cfgPath)
-				if err != nil {
-					return nil, err
-				}
-				cfg = c
-			}
-			g = &kitGroup{config: cfg}
-			byPath[cfgPath] = g
-			order = append(order, cfgPath)
-		}
-		g.kits = append(g.kits, k)
+// configOption is the configuration lint applies: --config for every kit,
+// else each kit's .kitsmith.yaml found upward from it.
+func (o *lintOptions) configOption() (lint.Option, error) {
+	if o.config == "" {
+		return lint.WithKitConfig(), nil
 	}
-	out := make([]kitGroup, 0, len(order))
-	for _, p := range order {
-		out = append(out, *byPath[p])
+	if err := checkRegularFile(o.config); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("--config: %w", err)
 	}
-	return out, nil
+	c, err := lint.LoadConfig(o.config)
+	if err != nil {
+		return nil, err
+	}
+	return lint.WithConfig(c), nil
 }
 
 // kitPaths turns the PATH arguments into kit paths (directories or
@@ -297,23 +262,17 @@ func (o *lintOptions) kitPaths(ctx context.Context) ([]string, error) {
 	}
 	for _, p := range o.paths {
 		fi, err := os.Stat(p)
-		if err != nil && o.files && errors.Is(err, fs.ErrNotExist) {
-			// A deleted file: its kit, if it still exists, changed.
-			if kit, ok := enclosingKit(existingParent(p), true); ok {
-				add(kit)
-			}
-			continue
-		}
-		if err != nil {
+		if err != nil && !(o.files && errors.Is(err, fs.ErrNotExist)) {
 			return nil, asUsage(fmt.Errorf("lint %s: %w", p, err), imageAsSourceHint(p))
 		}
 		switch {
 		case o.files:
-			if kit, ok := enclosingKit(p, fi.IsDir()); ok {
+			// A deleted file too: its kit, if it still exists, changed.
+			if kit, ok := spec.Enclosing(p, "."); ok {
 				add(kit)
 			}
 		case fi.IsDir() && o.recursive:
-			found, err := findKits(ctx, p)
+			found, err := spec.Find(ctx, p)
 			if err != nil {
 				return nil, err
 			}
@@ -328,96 +287,4 @@ func (o *lintOptions) kitPaths(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("no kit found under %s", strings.Join(o.paths, ", "))
 	}
 	return out, nil
-}
-
-// enclosingKit returns the descriptor of the kit a changed file belongs
-// to: the file itself when it is a descriptor, else the descriptor of the
-// nearest directory, up to the working directory, that holds a kit.
-func enclosingKit(p string, isDir bool) (string, bool) {
-	if !isDir && isDescriptorFile(p) {
-		return p, true
-	}
-	dir := p
-	if !isDir {
-		dir = filepath.Dir(p)
-	}
-	stop, _ := filepath.Abs(".")
-	for {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return "", false
-		}
-		if name, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs)); err == nil {
-			return filepath.Join(dir, name), true
-		}
-		if rel, err := filepath.Rel(stop, abs); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return "", false // at or outside the working directory
-		}
-		dir = filepath.Dir(dir)
-	}
-}
-
-// existingParent returns the nearest directory of p that exists.
-func existingParent(p string) string {
-	dir := filepath.Dir(p)
-	for {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dir
-		}
-		dir = parent
-	}
-}
-
-func isDescriptorFile(p string) bool {
-	abs, err := filepath.Abs(filepath.Dir(p))
-	if err != nil {
-		return false
-	}
-	found, err := spec.Locate(os.DirFS(abs), ".", filepath.Base(abs))
-	return err == nil && found == filepath.Base(p)
-}
-
-// findKits walks root for kit directories, skipping hidden directories,
-// node_modules and vendor; it stops when ctx is done. A directory holding
-// several descriptors, which names no single kit, contributes each of them
-// as a descriptor file of its own: a search over a repository judges every
-// kit in it rather than stopping at the first such directory.
-func findKits(ctx context.Context, root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
-			return filepath.SkipDir
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return err
-		}
-		// From the parent, so that Locate's messages name the directory.
-		base := filepath.Base(abs)
-		_, err = spec.Locate(os.DirFS(filepath.Dir(abs)), base, base)
-		var le *spec.LocateError
-		switch {
-		case err == nil:
-			out = append(out, p)
-		case errors.As(err, &le) && errors.Is(err, spec.ErrAmbiguousKit):
-			for _, c := range le.Candidates {
-				out = append(out, filepath.Join(p, path.Base(c)))
-			}
-		}
-		return nil
-	})
-	return out, err
 }

@@ -6,7 +6,9 @@ import (
 	"io"
 
 	"github.com/moby/buildkit/client"
+	"github.com/moby/buildkit/solver/pb"
 	"github.com/moby/buildkit/util/progress/progressui"
+	digest "github.com/opencontainers/go-digest"
 
 	"github.com/kitsmith/kitsmith/pkg/progress"
 )
@@ -31,7 +33,7 @@ func (p *progressFlag) start(ctx context.Context, w io.Writer, events <-chan pro
 	go func() {
 		defer close(statuses)
 		for e := range events {
-			statuses <- e.SolveStatus()
+			statuses <- solveStatus(e)
 		}
 	}()
 	go func() {
@@ -43,4 +45,63 @@ func (p *progressFlag) start(ctx context.Context, w io.Writer, events <-chan pro
 		}
 	}()
 	return func() { <-done }, nil
+}
+
+// solveStatus returns the event as BuildKit progress, so that a progressui
+// display renders kitsmith's steps beside a build's vertexes: a build's
+// own Status as it came from BuildKit, a Step as one vertex.
+func solveStatus(e progress.Event) *client.SolveStatus {
+	switch {
+	case e.Status != nil:
+		return buildkitStatus(e.Status)
+	case e.Step == nil:
+		return &client.SolveStatus{}
+	}
+	s := e.Step
+	started := s.Started
+	v := &client.Vertex{Digest: digest.FromString("kitsmith:" + s.ID), Name: s.Name, Started: &started, Error: s.Err}
+	if !s.Completed.IsZero() {
+		completed := s.Completed
+		v.Completed = &completed
+	}
+	return &client.SolveStatus{Vertexes: []*client.Vertex{v}}
+}
+
+// buildkitStatus is s in BuildKit's types, the inverse of pkg/build's
+// conversion.
+func buildkitStatus(s *progress.Status) *client.SolveStatus {
+	out := &client.SolveStatus{}
+	for _, v := range s.Vertexes {
+		cv := &client.Vertex{
+			Digest: v.Digest, Inputs: v.Inputs, Name: v.Name, Started: v.Started, Completed: v.Completed,
+			Cached: v.Cached, Error: v.Error,
+		}
+		if g := v.Group; g != nil {
+			cv.ProgressGroup = &pb.ProgressGroup{Id: g.ID, Name: g.Name, Weak: g.Weak}
+		}
+		out.Vertexes = append(out.Vertexes, cv)
+	}
+	for _, st := range s.Statuses {
+		out.Statuses = append(out.Statuses, &client.VertexStatus{
+			ID: st.ID, Vertex: st.Vertex, Name: st.Name, Total: st.Total, Current: st.Current,
+			Timestamp: st.Timestamp, Started: st.Started, Completed: st.Completed,
+		})
+	}
+	for _, l := range s.Logs {
+		out.Logs = append(out.Logs, &client.VertexLog{Vertex: l.Vertex, Stream: l.Stream, Data: l.Data, Timestamp: l.Timestamp})
+	}
+	for _, w := range s.Warnings {
+		cw := &client.VertexWarning{Vertex: w.Vertex, Level: w.Level, Short: w.Short, Detail: w.Detail, URL: w.URL}
+		if src := w.Source; src != nil {
+			cw.SourceInfo = &pb.SourceInfo{Filename: src.Filename, Data: src.Data, Language: src.Language}
+		}
+		for _, r := range w.Ranges {
+			cw.Range = append(cw.Range, &pb.Range{
+				Start: &pb.Position{Line: r.Start.Line, Character: r.Start.Character},
+				End:   &pb.Position{Line: r.End.Line, Character: r.End.Character},
+			})
+		}
+		out.Warnings = append(out.Warnings, cw)
+	}
+	return out
 }

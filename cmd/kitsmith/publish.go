@@ -145,6 +145,11 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 	if o.tag == "" && o.tagTemplate == "" { // before the signer reaches out to Sigstore
 		return po, usageErrorf("publish needs --tag REF for one kit, or --tag-template 'REGISTRY/kits/{stem}:{version}' for several")
 	}
+	if o.tag != "" {
+		if err := publish.CheckReference(o.tag); err != nil {
+			return po, usageErrorf("--tag: %v", err)
+		}
+	}
 	if o.jobs < 0 {
 		return po, usageErrorf("--jobs must be at least 1 (or 0 for the number of CPUs), not %d", o.jobs)
 	}
@@ -167,8 +172,11 @@ func (o *publishOptions) options(ro *rootOptions) (publish.Options, error) {
 			return po, usageErrorf("--policy %s states no ceiling for publish to apply; its signers are checked by kitsmith verify --policy", o.policyFile)
 		}
 	}
-	po.Build.SourceDateEpoch, err = envSourceDateEpoch(ro.env)
-	return po, err
+	// Per kit, publish.Run resolves the rest as build.SourceDateEpoch does.
+	if po.Build.SourceDateEpoch, err = build.ParseSourceDateEpoch(ro.env["SOURCE_DATE_EPOCH"]); err != nil {
+		return po, usageErrorf("%v", err)
+	}
+	return po, nil
 }
 
 // githubProvenance names the builder and the run on GitHub Actions: the

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/elliptic"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
@@ -175,6 +178,64 @@ func TestPublishPolicy(t *testing.T) {
 	} {
 		if _, stderr, code := runPublish(t, e, "--unsigned", "--policy", tc.policy, "-t", ref, "../../pkg/publish/testdata/wide"); code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, want 2 saying %q\n%s", tc.name, code, tc.want, stderr)
+		}
+	}
+}
+
+// TestPublishLayout is issue 21: publish --tag oci:DIR[:TAG] publishes
+// into an OCI layout through the same stages (push by digest, sign,
+// verify read back, tag last), where it used to read "oci" as a registry
+// host. The layout then checks and verifies like a registry kit.
+func TestPublishLayout(t *testing.T) {
+	dir := t.TempDir()
+	e := env{"SOURCE_DATE_EPOCH": "0"}
+	unsigned := "oci:" + filepath.Join(dir, "out", "unsigned") + ":1.0.0"
+	stdout, stderr, code := runPublish(t, e, "--unsigned", "-t", unsigned, "../../kits/outside")
+	if code != exitOK || !strings.Contains(stdout, "published "+unsigned+" UNSIGNED") {
+		t.Fatalf("publish --unsigned to a layout: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if stdout, stderr, code := runCLI(t, "check", unsigned); code != exitOK {
+		t.Errorf("check %s: exit %d\n%s%s", unsigned, code, stdout, stderr)
+	}
+	stdout, stderr, code = runPublish(t, e, "--unsigned", "-t", unsigned, "../../kits/outside")
+	if code != exitOK || !strings.Contains(stdout, "unchanged "+unsigned) {
+		t.Errorf("republish to the layout: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	priv, pub, err := cryptoutils.GeneratePEMEncodedECDSAKeyPair(elliptic.P256(), cryptoutils.StaticPasswordFunc([]byte("s3cret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile, pubFile := filepath.Join(dir, "cosign.key"), filepath.Join(dir, "cosign.pub")
+	if err := os.WriteFile(keyFile, priv, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pubFile, pub, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	signed := "oci:" + filepath.Join(dir, "signed") + ":1.0.0"
+	stdout, stderr, code = runPublish(t, env{"SOURCE_DATE_EPOCH": "0", "COSIGN_PASSWORD": "s3cret"}, "--key", keyFile, "--tlog-upload=false", "-t", signed, "../../kits/outside")
+	if code != exitOK || !strings.Contains(stdout, "published "+signed) {
+		t.Fatalf("signed publish to a layout: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "verify", "--key", pubFile, "--insecure-ignore-tlog", signed)
+	if code != exitOK || !strings.Contains(stdout, "accepted sha256:") {
+		t.Errorf("verify the layout publish wrote: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPublishRefusesReferences: a --tag that cannot be published to is a
+// usage error naming the flag, before anything is built or signed.
+func TestPublishRefusesReferences(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ tag, want string }{
+		{"oci-archive:" + filepath.Join(dir, "kit.tar"), "is an archive, which is read-only"},
+		{"docker://127.0.0.1:1/kits/gh:1", `starts with "docker:"`},
+		{"dir:" + dir, `starts with "dir:"`},
+	} {
+		stdout, stderr, code := runPublish(t, env{"SOURCE_DATE_EPOCH": "0"}, "--unsigned", "-t", tt.tag, "../../kits/outside")
+		if code != exitUsage || !strings.Contains(stderr, "--tag: ") || !strings.Contains(stderr, tt.want) || stdout != "" {
+			t.Errorf("--tag %s: exit %d, want 2 saying --tag ... %q\nstdout:\n%s\nstderr:\n%s", tt.tag, code, tt.want, stdout, stderr)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kitsmith/kitsmith/internal/golden"
 )
 
 // readmePath is the README whose example outputs TestREADMEExamples runs.
@@ -57,7 +59,7 @@ func readmeExamples(lines []string) []readmeExample {
 // TestREADMEExamples runs every "$ kitsmith …" example of the README's
 // console blocks, in order, in a directory holding the repository's kits
 // and the README's own (testdata/readme), and compares what it prints with
-// what the README shows (stdout: progress on stderr is not shown). go test -run TestREADMEExamples -update rewrites
+// what the README shows (stdout: progress on stderr is not shown). KITSMITH_UPDATE_GOLDEN=1 go test -run TestREADMEExamples rewrites
 // the README's outputs.
 func TestREADMEExamples(t *testing.T) {
 	readme, err := filepath.Abs(readmePath)
@@ -89,13 +91,13 @@ func TestREADMEExamples(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		run(context.Background(), ex.args, ex.env, &stdout, &stderr)
 		got[i] = strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
-		if !*updateGolden {
+		if !golden.Update() {
 			if diff := cmp.Diff(ex.want, got[i]); diff != "" {
 				t.Errorf("README line %d, kitsmith %s (-README +real):\n%s", ex.line+1, strings.Join(ex.args, " "), diff)
 			}
 		}
 	}
-	if !*updateGolden {
+	if !golden.Update() {
 		return
 	}
 	var b []string

@@ -35,44 +35,10 @@ func writeCheckText(w io.Writer, rep *artifact.Report) {
 		nf, plural(nf), nw, plural(nw), ns, verdict)
 }
 
-// The JSON output of check: a designed shape, versioned.
-type checkJSON struct {
-	FormatVersion int                `json:"formatVersion"`
-	Reference     string             `json:"reference"`
-	Platforms     []string           `json:"platforms"`
-	Conforms      bool               `json:"conforms"`
-	Summary       checkSummaryJSON   `json:"summary"`
-	Findings      []checkFindingJSON `json:"findings"`
-}
-
-type checkSummaryJSON struct {
-	Fail int `json:"fail"`
-	Warn int `json:"warn"`
-	Skip int `json:"skip"`
-}
-
-type checkFindingJSON struct {
-	Check    string `json:"check"`
-	Severity string `json:"severity"`
-	Platform string `json:"platform"`
-	Message  string `json:"message"`
-	Spec     string `json:"spec"`
-}
-
+// writeCheckJSON prints the report as its JSON document
+// (artifact.Report.MarshalJSON: formatVersion, conforms, summary, ...).
 func writeCheckJSON(w io.Writer, rep *artifact.Report) error {
-	doc := checkJSON{
-		FormatVersion: 1, Reference: rep.Reference, Platforms: rep.Platforms, Conforms: !rep.Failed(),
-		Summary: checkSummaryJSON{
-			Fail: rep.Count(artifact.SeverityFail), Warn: rep.Count(artifact.SeverityWarn), Skip: rep.Count(artifact.SeveritySkip),
-		},
-		Findings: []checkFindingJSON{},
-	}
-	for _, f := range rep.Findings {
-		doc.Findings = append(doc.Findings, checkFindingJSON{
-			Check: f.Check, Severity: string(f.Severity), Platform: f.Platform, Message: f.Message, Spec: f.Spec,
-		})
-	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return enc.Encode(rep)
 }

@@ -28,9 +28,9 @@ func TestDiffCmd(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []cmdCase{
-		{name: "text", args: []string{v1, v2}, stdout: "4 widenings, 0 narrowings, 2 other changes"},
+		{name: "text", args: []string{v1, v2}, stdout: "6 widenings, 0 narrowings, 2 other changes"},
 		{name: "fail on widening", args: []string{"--fail-on", "widening", v1, v2}, code: exitFindings, stdout: "+ network.runtime.allow: telemetry.example.net"},
-		{name: "no widening", args: []string{"--fail-on", "widening", v2, v1}, stdout: "0 widenings, 4 narrowings"},
+		{name: "no widening", args: []string{"--fail-on", "widening", v2, v1}, stdout: "0 widenings, 6 narrowings"},
 		{name: "markdown", args: []string{"--format", "markdown", v1, v2}, stdout: "This update **widens** the permission surface"},
 		{name: "json", args: []string{"--format", "json", v1, v2}, stdout: `"formatVersion": 1`},
 		{name: "bad format", args: []string{"--format", "sarif", v1, v2}, code: exitUsage, stderr: "--format must be text, json or markdown"},
@@ -320,7 +320,7 @@ func TestApplyPolicyFile(t *testing.T) {
 		t.Fatalf("kits/policy.yaml: %v, %v", p, err)
 	}
 	want := sign.Policy{GitHubWorkflowRepository: "kitsmith/kitsmith", GitHubWorkflowTrigger: "push", TrustedSigners: []sign.TrustedSigner{{
-		IdentityRegexp: p.Signers[0].IdentityRegexp, Issuer: "https://token.actions.githubusercontent.com"}}}
+		IdentityRegexp: "^(?:" + p.Signers[0].IdentityRegexp + ")$", Issuer: "https://token.actions.githubusercontent.com"}}}
 	if diff := cmp.Diff(want, sp); diff != "" {
 		t.Errorf("sign policy (-want +got):\n%s", diff)
 	}

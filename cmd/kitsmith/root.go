@@ -181,6 +181,8 @@ unreachable or refusing registry too), or interrupted.`,
 		newDiffCmd(ro),
 		newResolveCmd(ro),
 		newVersionCmd(ro),
+		newTestCmd(ro),
+		newShimCmd(ro),
 	)
 	for _, c := range root.Commands() {
 		typedArgs(c)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
@@ -50,87 +51,63 @@ func (f *sigstoreFlags) AddFlags(cmd *cobra.Command, signing bool) {
 	}
 }
 
-// cacheDir is the TUF cache directory.
-func (f *sigstoreFlags) cacheDir(e env) (string, error) {
-	if f.tufCache != "" {
-		return f.tufCache, nil
-	}
+// cacheDir is the default TUF cache directory, from the environment; ""
+// when neither XDG_CACHE_HOME nor HOME is set.
+func cacheDir(e env) string {
 	if d := e["XDG_CACHE_HOME"]; d != "" {
-		return filepath.Join(d, "kitsmith", "sigstore-tuf"), nil
+		return filepath.Join(d, "kitsmith", "sigstore-tuf")
 	}
 	if h := e["HOME"]; h != "" {
-		return filepath.Join(h, ".cache", "kitsmith", "sigstore-tuf"), nil
+		return filepath.Join(h, ".cache", "kitsmith", "sigstore-tuf")
 	}
-	return "", usageErrorf("no directory for the TUF cache: set --tuf-cache, or HOME")
+	return ""
 }
 
-// load returns the trusted root and, for signing, the services to sign
-// with. Public-good Sigstore is read through TUF only when no file names
-// the trust (and, for signing, the services).
-func (f *sigstoreFlags) load(ctx context.Context, e env, signing bool) (*root.TrustedRoot, sign.Services, error) {
-	var tr *root.TrustedRoot
-	var sc *root.SigningConfig
+// instance is the Sigstore instance the flags select: the files they name
+// are read here, public-good Sigstore's trust only when the library needs
+// it (instanceError turns its errors into usage errors).
+func (f *sigstoreFlags) instance(e env, signing bool) (sign.Instance, error) {
+	in := sign.Instance{TUFCache: f.tufCache}
+	if in.TUFCache == "" {
+		in.TUFCache = cacheDir(e)
+	}
+	var err error
 	if f.trustedRoot != "" {
-		data, err := os.ReadFile(f.trustedRoot)
-		if err != nil {
-			return nil, sign.Services{}, asUsage(fmt.Errorf("reading the trusted root: %w", err), "")
-		}
-		if tr, err = sign.LoadTrustedRoot(data); err != nil {
-			return nil, sign.Services{}, asUsage(fmt.Errorf("%s: %w", f.trustedRoot, err), "")
-		}
-	}
-	if signing {
-		var err error
-		if sc, err = f.signingConfigFile(); err != nil {
-			return nil, sign.Services{}, err
-		}
-	}
-	needSC := signing && sc == nil && f.fulcioURL == ""
-	if tr == nil || needSC {
-		dir, err := f.cacheDir(e)
-		if err != nil {
-			return nil, sign.Services{}, err
-		}
-		ptr, psc, err := sign.PublicGood(ctx, dir)
-		if err != nil {
-			return nil, sign.Services{}, asUsage(err, "hint: offline or for a private instance, pass --trusted-root (and, to sign, --signing-config)")
-		}
-		if tr == nil {
-			tr = ptr
-		}
-		if needSC {
-			sc = psc
+		if in.TrustedRoot, err = sign.ReadTrustedRoot(f.trustedRoot); err != nil {
+			return in, asUsage(err, "")
 		}
 	}
 	if !signing {
-		return tr, sign.Services{}, nil
+		return in, nil
 	}
-	svc, err := f.services(sc)
-	return tr, svc, err
-}
-
-// services applies the single-service overrides to sc's services.
-func (f *sigstoreFlags) services(sc *root.SigningConfig) (sign.Services, error) {
-	var svc sign.Services
-	if sc != nil {
-		var err error
-		if svc, err = sign.ServicesFromSigningConfig(sc, time.Now()); err != nil {
-			return sign.Services{}, asUsage(err, "")
+	if f.signingConfig != "" {
+		if in.SigningConfig, err = sign.ReadSigningConfig(f.signingConfig); err != nil {
+			return in, asUsage(err, "")
 		}
 	}
-	if f.fulcioURL != "" {
-		svc.Fulcio = f.fulcioURL
-	}
+	in.Override.Fulcio = f.fulcioURL
 	if f.tsaURL != "" {
-		svc.TSAs = []string{f.tsaURL}
+		in.Override.TSAs = []string{f.tsaURL}
 	}
 	if f.rekorURL != "" {
 		if f.rekorVersion != 1 && f.rekorVersion != 2 {
-			return sign.Services{}, usageErrorf("--rekor-version must be 1 or 2, not %d", f.rekorVersion)
+			return in, usageErrorf("--rekor-version must be 1 or 2, not %d", f.rekorVersion)
 		}
-		svc.Logs = []sign.Log{{URL: f.rekorURL, Version: f.rekorVersion}}
+		in.Override.Logs = []sign.Log{{URL: f.rekorURL, Version: f.rekorVersion}}
 	}
-	return svc, nil
+	return in, nil
+}
+
+// instanceError is a usage error for a failure to resolve the instance,
+// with the flags that avoid TUF.
+func instanceError(err error) error {
+	if errors.Is(err, sign.ErrNoTUFCache) {
+		return usageErrorf("no directory for the TUF cache: set --tuf-cache, or HOME")
+	}
+	if _, ok := errors.AsType[*sign.TUFError](err); ok {
+		return asUsage(err, "hint: offline or for a private instance, pass --trusted-root (and, to sign, --signing-config)")
+	}
+	return asUsage(err, "")
 }
 
 // signerFlags is the flag group of commands that sign (sign, and publish):
@@ -330,7 +307,7 @@ func (o *signOptions) platformManifests(ctx context.Context, ref string) ([]v1.D
 	}
 	var out []v1.Descriptor
 	for _, m := range im.Manifests {
-		if m.Annotations["vnd.docker.reference.type"] == "attestation-manifest" {
+		if artifact.IsAttestation(m) {
 			continue
 		}
 		out = append(out, v1.Descriptor{MediaType: m.MediaType, Size: m.Size, Digest: m.Digest})
@@ -352,9 +329,13 @@ func (o *signerFlags) signer(ctx context.Context, e env, errOut io.Writer, opts 
 	if o.key != "" {
 		return o.keySigner(e, opts)
 	}
-	tr, svc, err := o.sigstoreFlags.load(ctx, e, true)
+	in, err := o.sigstoreFlags.instance(e, true)
 	if err != nil {
 		return nil, signedWith{}, err
+	}
+	tr, svc, err := in.Signing(ctx, time.Now())
+	if err != nil {
+		return nil, signedWith{}, instanceError(err)
 	}
 	if svc.Fulcio == "" {
 		return nil, signedWith{}, usageErrorf("no Fulcio to get a certificate from: give --fulcio-url or a --signing-config that names one")
@@ -400,13 +381,13 @@ func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, 
 	var svc sign.Services
 	if o.signingConfig != "" || o.tsaURL != "" || o.rekorURL != "" {
 		f := o.sigstoreFlags
-		f.fulcioURL = ""
-		sc, err := f.signingConfigFile()
+		f.fulcioURL, f.trustedRoot = "", ""
+		in, err := f.instance(e, true)
 		if err != nil {
 			return nil, signedWith{}, err
 		}
-		if svc, err = f.services(sc); err != nil {
-			return nil, signedWith{}, err
+		if svc, err = in.Services(time.Now()); err != nil {
+			return nil, signedWith{}, asUsage(err, "")
 		}
 	}
 	if o.tlogUpload && len(svc.Logs) == 0 {
@@ -424,22 +405,6 @@ func (o *signerFlags) keySigner(e env, opts []sign.SignerOption) (*sign.Signer, 
 		return nil, signedWith{}, asUsage(err, "")
 	}
 	return s, signedWith{trust: trust, keyName: "key " + base64.RawStdEncoding.EncodeToString(kp.GetHint())}, nil
-}
-
-// signingConfigFile reads --signing-config, or returns nil without one.
-func (f *sigstoreFlags) signingConfigFile() (*root.SigningConfig, error) {
-	if f.signingConfig == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(f.signingConfig)
-	if err != nil {
-		return nil, asUsage(fmt.Errorf("reading the signing config: %w", err), "")
-	}
-	sc, err := sign.LoadSigningConfig(data)
-	if err != nil {
-		return nil, asUsage(fmt.Errorf("%s: %w", f.signingConfig, err), "")
-	}
-	return sc, nil
 }
 
 // tokens chooses the identity token source. The environment is read here

@@ -213,7 +213,7 @@ func TestAttestSLSAIntegration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := artifact.NewStore(ctx, ref)
+	st, err := artifact.NewTarget(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func copyBundle(t *testing.T, file, ref string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := artifact.NewStore(ctx, ref)
+	st, err := artifact.NewTarget(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
 	}

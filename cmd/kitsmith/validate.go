@@ -162,7 +162,7 @@ func searchKits(ctx context.Context, paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		found, err := findKits(ctx, p)
+		found, err := spec.Find(ctx, p)
 		if err != nil {
 			return nil, asUsage(err, "")
 		}

@@ -279,6 +279,19 @@ func pinnedRef(ref, digest string) (string, error) {
 	return pinned, err
 }
 
+// verificationRoot is the trusted root the instance flags select.
+func (f *sigstoreFlags) verificationRoot(ctx context.Context, e env) (*root.TrustedRoot, error) {
+	in, err := f.instance(e, false)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := in.VerificationRoot(ctx)
+	if err != nil {
+		return nil, instanceError(err)
+	}
+	return tr, nil
+}
+
 // verifier builds the Verifier the trust flags select.
 func (o *verifierFlags) verifier(ctx context.Context, e env) (*sign.Verifier, error) {
 	var trust root.TrustedMaterial
@@ -297,14 +310,14 @@ func (o *verifierFlags) verifier(ctx context.Context, e env) (*sign.Verifier, er
 		if o.trustedRoot != "" {
 			// The log entry and timestamps are checked against the
 			// instance's logs and authorities.
-			tr, _, err := o.sigstoreFlags.load(ctx, e, false)
+			tr, err := o.verificationRoot(ctx, e)
 			if err != nil {
 				return nil, err
 			}
 			trust = root.TrustedMaterialCollection{trust, tr}
 		}
 	} else {
-		tr, _, err := o.sigstoreFlags.load(ctx, e, false)
+		tr, err := o.verificationRoot(ctx, e)
 		if err != nil {
 			return nil, err
 		}

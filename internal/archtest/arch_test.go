@@ -1,8 +1,10 @@
 // Package archtest holds tests that enforce the repository's layering:
-// each library package under pkg/, internal/ and schemas reaches only the
-// module-internal packages its allow-list names, only cmd/kitsmith touches
-// cobra, the process environment, the standard streams and os.Exit, and no
-// library runs programs.
+// each package under pkg/, internal/, cmd/ and schemas reaches only the
+// module-internal packages its allow-list names (and names only packages
+// it imports), only cmd/kitsmith imports cobra (directly or through a
+// package of the module) and touches the process environment, arguments,
+// user directories, the standard streams, os.Exit and the default loggers
+// (log, log/slog), and no library runs programs.
 //
 // A new package must be declared in allow before it can land.
 package archtest
@@ -18,36 +20,45 @@ import (
 
 const module = "github.com/kitsmith/kitsmith"
 
-// helpers are the leaf internal packages any library may use.
-var helpers = []string{"internal/diag", "internal/suggest", "internal/textsafe", "internal/version"}
-
-func with(pkgs ...string) []string { return append(pkgs, helpers...) }
-
-// allow maps each library package (module-relative) to the module-internal
-// packages it may import. Reach is transitive: a package may also reach what
-// the packages it names may reach, and each of those is checked itself.
-// Packages declared before they exist (sign, publish, review, migrate) keep
-// their place in the layering.
+// allow maps each checked package (module-relative) to the module-internal
+// packages it imports: the real edges, each one a direct import (an entry
+// the package does not import is reported, so the lists stay exact). Reach
+// is transitive: a package may also reach what the packages it names may
+// reach, and each of those is checked itself. cmd/kitsmith is checked too:
+// the command links the library, never the test services.
 var allow = map[string][]string{
 	"schemas":                   {},
 	"pkg/progress":              {},
-	"pkg/spec":                  with("schemas"),
-	"pkg/lint":                  with("pkg/spec"),
-	"pkg/lint/format":           with("pkg/spec", "pkg/lint"),
-	"pkg/artifact":              with("pkg/spec", "pkg/progress"),
-	"pkg/artifact/artifacttest": with("pkg/spec", "pkg/artifact"),
-	"pkg/build":                 with("pkg/spec", "pkg/artifact", "pkg/progress"),
-	"pkg/sign":                  with("pkg/spec", "pkg/progress"),
-	"pkg/sign/signtest":         with("pkg/sign"),
-	"pkg/review":                with("pkg/spec", "pkg/artifact"),
-	"pkg/migrate":               with("pkg/spec", "pkg/lint"),
-	"pkg/publish":               with("pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review", "internal/gitdate"),
-	"internal/archtest":         {},
-	"internal/diag":             {"internal/textsafe"},
-	"internal/suggest":          {},
-	"internal/textsafe":         {},
-	"internal/version":          {},
-	"internal/gitdate":          {},
+	"pkg/spec":                  {"schemas", "internal/suggest"},
+	"pkg/lint":                  {"pkg/spec", "internal/suggest"},
+	"pkg/lint/format":           {"pkg/lint", "internal/diag", "internal/textsafe"},
+	"pkg/artifact":              {"pkg/spec", "internal/version"},
+	"pkg/artifact/artifacttest": {"pkg/spec", "pkg/artifact"},
+	"pkg/build":                 {"pkg/spec", "pkg/artifact", "pkg/progress", "internal/gitdate", "internal/version"},
+	"pkg/sign":                  {"pkg/progress"},
+	"pkg/sign/signtest":         {"pkg/sign"},
+	"pkg/review":                {"pkg/spec", "pkg/artifact"},
+	"pkg/migrate":               {"pkg/spec", "pkg/lint"},
+	"pkg/publish": {"pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review",
+		"internal/version"},
+	// kitsmith test: composes, runs the hooks and judges their egress.
+	"pkg/emulator": {"pkg/spec", "pkg/artifact", "pkg/build", "pkg/review", "internal/shimproto", "internal/textsafe"},
+	"cmd/kitsmith": {"schemas", "pkg/spec", "pkg/lint", "pkg/lint/format", "pkg/artifact", "pkg/build", "pkg/sign",
+		"pkg/review", "pkg/migrate", "pkg/progress", "pkg/publish", "pkg/emulator", "internal/shim",
+		"internal/diag", "internal/textsafe", "internal/version"},
+	"internal/archtest": {},
+	"internal/diag":     {"internal/textsafe"},
+	"internal/suggest":  {},
+	"internal/textsafe": {},
+	"internal/version":  {},
+	"internal/gitdate":  {},
+	// What kitsmith and its in-container shim agree on, and the shim
+	// itself: the in-container side of kitsmith test, a process that runs
+	// only inside the test container (as the hidden kitsmith __shim).
+	"internal/shimproto": {},
+	"internal/shim":      {"internal/shimproto"},
+	// The golden-file helper of the tests (KITSMITH_UPDATE_GOLDEN).
+	"internal/golden": {},
 	// The local services the integration tests and the main job use: an
 	// OIDC issuer, the trusted-root builder and the harness that reads
 	// their environment. They never link into kitsmith itself.
@@ -60,19 +71,26 @@ var allow = map[string][]string{
 }
 
 // process are the packages that are programs or test harnesses rather than
-// libraries: the two service programs, and the harness that reads the
-// services' environment for tests.
+// libraries: the command, the two service programs, the harness that reads
+// the services' environment for tests, and the golden-file helper of the
+// tests.
 var process = map[string]bool{
+	"cmd/kitsmith":                    true,
 	"internal/cmd/kitsmith-oidc":      true,
 	"internal/cmd/kitsmith-trustroot": true,
 	"internal/testsvc/stack":          true,
+	"internal/golden":                 true,
+	"internal/shim":                   true,
 }
 
 // mayExec are the library packages allowed to import os/exec (none).
 var mayExec = map[string]bool{}
 
+// command are the packages that may import cobra, pflag and viper.
+var command = map[string]bool{"cmd/kitsmith": true}
+
 func TestLayering(t *testing.T) {
-	for _, v := range check(t, filepath.Join("..", ".."), rules{module, allow, mayExec, process}) {
+	for _, v := range check(t, filepath.Join("..", ".."), rules{module, allow, mayExec, process, command}) {
 		t.Error(v)
 	}
 }
@@ -86,10 +104,15 @@ func TestLayeringCatches(t *testing.T) {
 		"pkg/lint":         {"pkg/spec"},
 		"pkg/build":        {"pkg/spec"},
 		"pkg/review":       {"pkg/spec"},
+		"pkg/sign":         {},
 		"internal/printer": {},
 		"internal/runner":  {},
+		// Declared for cmd/kitsmith, which may not link it.
+		"internal/testsvc/stack": {},
+		"cmd/kitsmith":           {"pkg/spec"},
 	}
-	got := check(t, filepath.Join("testdata", "bad"), rules{module, bad, map[string]bool{"internal/runner": true}, nil})
+	got := check(t, filepath.Join("testdata", "bad"), rules{module, bad, map[string]bool{"internal/runner": true},
+		map[string]bool{"cmd/kitsmith": true}, map[string]bool{"cmd/kitsmith": true}})
 	var gotS []string
 	for _, v := range got {
 		gotS = append(gotS, v.String())
@@ -105,6 +128,21 @@ func TestLayeringCatches(t *testing.T) {
 		"testdata/bad/pkg/lint/lint.go:18:6: uses fmt.Println, which writes to os.Stdout; write to an io.Writer you are given",
 		"testdata/bad/pkg/lint/lint.go:19:6: uses log.Printf, the default logger; take an io.Writer or *log.Logger instead",
 		"testdata/bad/pkg/lint/lint.go:23:14: uses os/exec.Command; a library must not run programs",
+		// A direct import the transitive walk reaches first through a
+		// dependency (sigstore-go -> cobra) is still the package's own.
+		"pkg/sign: imports github.com/spf13/cobra (via github.com/spf13/cobra); only cmd/kitsmith may",
+		// The command is checked: it may use cobra and the process, not
+		// link the test services.
+		"cmd/kitsmith: imports internal/testsvc/stack (via " + module + "/internal/testsvc/stack), which is not in its allow-list",
+		// An allow-list entry that is no edge.
+		"pkg/review: its allow-list names pkg/spec, which it does not import: drop it",
+		"testdata/bad/pkg/lint/process.go:10:16: uses os.UserHomeDir; only cmd/kitsmith may touch the process environment",
+		"testdata/bad/pkg/lint/process.go:11:17: uses os.UserCacheDir; only cmd/kitsmith may touch the process environment",
+		"testdata/bad/pkg/lint/process.go:12:18: uses os.UserConfigDir; only cmd/kitsmith may touch the process environment",
+		"testdata/bad/pkg/lint/process.go:13:49: uses os.ExpandEnv; only cmd/kitsmith may touch the process environment",
+		"testdata/bad/pkg/lint/process.go:13:73: uses os.Args; only cmd/kitsmith may touch the process environment",
+		"testdata/bad/pkg/lint/process.go:17:7: uses log/slog.Info, the default logger; take a *slog.Logger instead",
+		"testdata/bad/pkg/lint/process.go:18:7: uses log/slog.SetDefault, the default logger; take a *slog.Logger instead",
 	}
 	gotS = relative(t, gotS)
 	slices.Sort(gotS)

@@ -33,15 +33,29 @@ type rules struct {
 	// libraries: they may touch the environment, the standard streams and
 	// os.Exit (their imports are still checked).
 	process map[string]bool
+	// command are the packages that may import forbiddenExternal (the CLI).
+	command map[string]bool
 }
 
 // processVars are the os package's variables a library must not touch.
 var processVars = map[string]bool{"Stdout": true, "Stderr": true, "Stdin": true}
 
-// processFuncs are the os functions a library must not call.
-var processFuncs = map[string]bool{
+// processState are the os package's names that read or change the
+// process's environment, arguments, working directory or user directories
+// (which come from $HOME and $XDG_*): a library takes them as parameters.
+var processState = map[string]bool{
 	"Getenv": true, "LookupEnv": true, "Environ": true, "Setenv": true, "Unsetenv": true,
-	"Clearenv": true, "Exit": true, "Getwd": true, "Chdir": true,
+	"Clearenv": true, "ExpandEnv": true, "Exit": true, "Getwd": true, "Chdir": true, "Args": true,
+	"UserHomeDir": true, "UserCacheDir": true, "UserConfigDir": true,
+}
+
+// slogDefault are the log/slog functions that use or replace the default
+// logger; a library takes a *slog.Logger (or a slog.Handler) instead.
+var slogDefault = map[string]bool{
+	"Debug": true, "DebugContext": true, "Info": true, "InfoContext": true,
+	"Warn": true, "WarnContext": true, "Error": true, "ErrorContext": true,
+	"Log": true, "LogAttrs": true, "With": true, "Default": true, "SetDefault": true,
+	"SetLogLoggerLevel": true,
 }
 
 // forbiddenExternal are modules only the command may import, directly or
@@ -95,14 +109,14 @@ func load(t *testing.T, dir string, mode packages.LoadMode) []*packages.Package 
 	return pkgs
 }
 
-// library reports whether path is a library package of the module (under
-// pkg/, internal/ or schemas) and its module-relative path.
+// library reports whether path is a package of the module that is checked
+// (under pkg/, internal/, cmd/ or schemas) and its module-relative path.
 func (r rules) library(path string) (string, bool) {
 	rel, ok := strings.CutPrefix(path, r.module+"/")
 	if !ok {
 		return "", false
 	}
-	for _, top := range []string{"pkg/", "internal/"} {
+	for _, top := range []string{"pkg/", "internal/", "cmd/"} {
 		if strings.HasPrefix(rel, top) {
 			return rel, true
 		}
@@ -128,13 +142,24 @@ func (r rules) reach(rel string) map[string]bool {
 }
 
 // imports checks p's transitive imports: module-internal ones against the
-// allow-list, external ones against forbiddenExternal.
+// allow-list, external ones against forbiddenExternal. An allow-list entry
+// p does not import directly is reported too, so that the lists stay the
+// real edges.
 func (r rules) imports(rel string, p *packages.Package) []violation {
 	if _, ok := r.allow[rel]; !ok {
 		return []violation{{rel, "package is not declared in the architecture allow-list (internal/archtest)"}}
 	}
 	allowed := r.reach(rel)
 	var out []violation
+	for _, a := range r.allow[rel] {
+		if _, ok := p.Imports[r.module+"/"+a]; !ok {
+			out = append(out, violation{rel, fmt.Sprintf("its allow-list names %s, which it does not import: drop it", a)})
+		}
+	}
+	// The package's own imports first: the walk below visits each package
+	// once, so a forbidden module that a dependency reaches first (as
+	// sigstore-go reaches cobra) would hide the package's direct import.
+	out = append(out, r.forbidden(rel, p, nil)...)
 	seen := map[string]bool{}
 	var walk func(q *packages.Package, via []string)
 	walk = func(q *packages.Package, via []string) {
@@ -150,28 +175,35 @@ func (r rules) imports(rel string, p *packages.Package) []violation {
 					out = append(out, violation{rel, fmt.Sprintf("imports %s (via %s), which is not in its allow-list",
 						dep, strings.Join(chain, " -> "))})
 				}
-			}
-			// Only an import made by the package itself or by another
-			// package of the module counts: what a third-party dependency
-			// imports (sigstore-go reaches cobra through rekor's pkcs7) is
-			// not the command's concern.
-			importer := p.PkgPath
-			if len(via) > 0 {
-				importer = via[len(via)-1]
-			}
-			for _, f := range forbiddenExternal {
-				if importer != p.PkgPath && !strings.HasPrefix(importer, r.module+"/") {
-					break
-				}
-				if imp.PkgPath == f || strings.HasPrefix(imp.PkgPath, f+"/") {
-					out = append(out, violation{rel, fmt.Sprintf("imports %s (via %s); only cmd/kitsmith may",
-						f, strings.Join(chain, " -> "))})
-				}
+				// Only an import made by a package of the module counts:
+				// what a third-party dependency imports (sigstore-go
+				// reaches cobra through rekor's pkcs7) is not the
+				// command's concern.
+				out = append(out, r.forbidden(rel, imp, chain)...)
 			}
 			walk(imp, chain)
 		}
 	}
 	walk(p, nil)
+	return out
+}
+
+// forbidden reports the direct imports of q (reached from rel through via)
+// that are in forbiddenExternal; none for a command.
+func (r rules) forbidden(rel string, q *packages.Package, via []string) []violation {
+	if r.command[rel] {
+		return nil
+	}
+	var out []violation
+	for _, path := range slices.Sorted(mapsKeys(q.Imports)) {
+		for _, f := range forbiddenExternal {
+			if path == f || strings.HasPrefix(path, f+"/") {
+				chain := append(slices.Clone(via), path)
+				out = append(out, violation{rel, fmt.Sprintf("imports %s (via %s); only cmd/kitsmith may",
+					f, strings.Join(chain, " -> "))})
+			}
+		}
+	}
 	return out
 }
 
@@ -224,7 +256,7 @@ func forbiddenUse(obj types.Object) string {
 		if _, ok := obj.(*types.Var); ok && processVars[obj.Name()] {
 			return "uses " + name + "; only cmd/kitsmith may touch the standard streams"
 		}
-		if _, ok := obj.(*types.Func); ok && processFuncs[obj.Name()] {
+		if processState[obj.Name()] {
 			return "uses " + name + "; only cmd/kitsmith may touch the process environment"
 		}
 	case "fmt":
@@ -234,6 +266,10 @@ func forbiddenUse(obj types.Object) string {
 	case "log":
 		if _, ok := obj.(*types.Func); ok && obj.Name() != "New" {
 			return "uses " + name + ", the default logger; take an io.Writer or *log.Logger instead"
+		}
+	case "log/slog":
+		if _, ok := obj.(*types.Func); ok && slogDefault[obj.Name()] {
+			return "uses " + name + ", the default logger; take a *slog.Logger instead"
 		}
 	case "os/exec":
 		return "uses " + name + "; a library must not run programs"

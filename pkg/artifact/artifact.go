@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // Artifact is a kit image: an image index or a single image manifest. The
@@ -89,3 +90,11 @@ func (a *Artifact) Index() (v1.ImageIndex, bool) { return a.index, a.index != ni
 // Image returns the artifact's image when it is a single image manifest,
 // and false when it is an index.
 func (a *Artifact) Image() (v1.Image, bool) { return a.image, a.image != nil }
+
+// taggable is the artifact's top-level manifest, as a registry tag takes it.
+func (a *Artifact) taggable() remote.Taggable {
+	if a.index != nil {
+		return a.index
+	}
+	return a.image
+}

@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -26,17 +27,19 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	// Platform is the platform manifest judged ("linux/amd64"), or "" for
 	// the index.
-	Platform string `json:"platform,omitempty"`
+	Platform string `json:"platform"`
 	// Message says what is wrong, how it happened and how to fix it.
 	Message string `json:"message"`
 	// Spec is the specification reference, e.g. "SPEC-v3 §10/overlay-home-ownership".
-	Spec string `json:"spec,omitempty"`
+	Spec string `json:"spec"`
 }
 
-// Report is the outcome of Check.
+// Report is the outcome of Check. It marshals to JSON as the document
+// kitsmith check --format json prints (MarshalJSON), and unmarshals from
+// it.
 type Report struct {
 	// Reference is the artifact's reference ("" in memory).
-	Reference string `json:"reference,omitempty"`
+	Reference string `json:"reference"`
 	// Platforms lists the platform manifests judged, in index order.
 	// Attestation manifests are not judged.
 	Platforms []string `json:"platforms"`
@@ -45,8 +48,42 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 }
 
+// reportFormatVersion is the formatVersion of a Report's JSON document.
+const reportFormatVersion = 1
+
+// MarshalJSON writes the report as the versioned document kitsmith check
+// --format json prints: formatVersion, reference, platforms, conforms
+// (no failure), summary (the count of each severity) and findings, with
+// empty lists as [] rather than null.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type summary struct {
+		Fail int `json:"fail"`
+		Warn int `json:"warn"`
+		Skip int `json:"skip"`
+	}
+	doc := struct {
+		FormatVersion int       `json:"formatVersion"`
+		Reference     string    `json:"reference"`
+		Platforms     []string  `json:"platforms"`
+		Conforms      bool      `json:"conforms"`
+		Summary       summary   `json:"summary"`
+		Findings      []Finding `json:"findings"`
+	}{
+		FormatVersion: reportFormatVersion, Reference: r.Reference, Platforms: r.Platforms, Conforms: !r.Failed(),
+		Summary:  summary{Fail: r.Count(SeverityFail), Warn: r.Count(SeverityWarn), Skip: r.Count(SeveritySkip)},
+		Findings: r.Findings,
+	}
+	if doc.Platforms == nil {
+		doc.Platforms = []string{}
+	}
+	if doc.Findings == nil {
+		doc.Findings = []Finding{}
+	}
+	return json.Marshal(doc)
+}
+
 // Failed reports whether any finding is a failure.
-func (r *Report) Failed() bool {
+func (r Report) Failed() bool {
 	for _, f := range r.Findings {
 		if f.Severity == SeverityFail {
 			return true
@@ -56,7 +93,7 @@ func (r *Report) Failed() bool {
 }
 
 // Count returns how many findings have severity s.
-func (r *Report) Count(s Severity) int {
+func (r Report) Count(s Severity) int {
 	n := 0
 	for _, f := range r.Findings {
 		if f.Severity == s {

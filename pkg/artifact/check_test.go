@@ -130,6 +130,19 @@ func TestCheck(t *testing.T) {
 				return artifact.FromIndex(idx)
 			},
 		},
+		{
+			name: "an unknown/unknown manifest without the attestation marker",
+			artifact: func(t testing.TB) *artifact.Artifact {
+				k := at.Mixin(t)
+				att := at.Image(t, "linux/amd64", v1.Config{}, nil, at.OCILayer(t, at.File("intoto.json", "{}")))
+				idx := mutate.AppendManifests(k.Index(t), mutate.IndexAddendum{Add: at.PlainImage(att), Descriptor: v1.Descriptor{
+					Platform: &v1.Platform{OS: "unknown", Architecture: "unknown"},
+				}})
+				return artifact.FromIndex(idx)
+			},
+			want:     []string{"fail oci-media-types [index]"},
+			contains: []string{"for platform unknown/unknown without vnd.docker.reference.type: attestation-manifest"},
+		},
 		// oci-media-types
 		{
 			name:     "pushed by Docker's classic image store",

@@ -45,6 +45,11 @@ func indexMediaTypeFindings(st *structure) []Finding {
 		}
 	}
 	for _, d := range st.others {
+		if unknownPlatform(d) && !d.MediaType.IsIndex() {
+			add(fail("the index lists %s for platform unknown/unknown without %s: %s: it is neither a platform image a runtime can select nor an attestation manifest as BuildKit marks them; rebuild with kitsmith build, or mark it",
+				d.Digest, AnnotationReferenceType, ReferenceTypeAttestation))
+			continue
+		}
 		if d.MediaType.IsIndex() {
 			add(fail("the index lists a nested index %s: a kit's index lists its platform manifests directly", d.Digest))
 			continue

@@ -5,11 +5,15 @@
 //
 // One reference grammar (ParseReference, Ref) serves reading and writing:
 // "oci:DIR[:tag]", "oci-archive:FILE[:tag]" and REGISTRY/REPO[:tag|@digest].
-// Write writes an artifact to any of them; Push (every blob and manifest
-// by digest, no tag), Tag and Head are the registry steps publishing
-// needs. A Store (NewStore) lists, reads and attaches referrers such as
-// signatures, through the OCI referrers API or the referrers tag schema
-// where a registry has none, or in an OCI layout. Every operation takes
+// Write writes an artifact to any of them. A Target (NewTarget, or a
+// Client's Target to share one transport among several) is a place kits
+// live, a registry repository or an OCI layout, with what publishing,
+// signing and a build's outputs need of it: Head, Push (every blob and
+// manifest by digest, no tag), Tag, and Referrers, Referrer and
+// PushReferrer for signatures and attestations, through the OCI referrers
+// API or the referrers tag schema where a registry has none, or in the
+// layout's index.json. The package functions Push, Tag and Head are the
+// same steps on a target of their own. Every operation takes
 // the same Options (keychain, transport, insecure registry, user agent,
 // timeout) and classifies registry failures the same way (ErrNotFound,
 // ErrUnauthorized, ErrDenied, ErrUnreachable); a reference or destination

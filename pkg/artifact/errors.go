@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Errors Open, Write, Push, Tag, Head, the Store, Inspect and Check wrap;
+// Errors Open, Write, Push, Tag, Head, a Target, Inspect and Check wrap;
 // test for them with errors.Is.
 var (
 	// ErrNotFound reports a missing tag, manifest, repository or blob.

@@ -2,6 +2,7 @@ package artifact_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -112,29 +113,42 @@ func ExampleWrite() {
 	// application/vnd.oci.image.manifest.v1+json true
 }
 
-func ExampleNewStore() {
+func ExampleNewTarget() {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "kitsmith-example-")
 	if err != nil {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	ref := "oci:" + filepath.Join(dir, "layout")
-	subject, err := artifact.Write(ctx, artifact.FromImage(mutate.MediaType(empty.Image, types.OCIManifestSchema1)), ref)
+	// A layout here; a registry reference (registry.example.org/kits/gh:1.0.0)
+	// opens a registry repository with the same methods.
+	t, err := artifact.NewTarget(ctx, "oci:"+filepath.Join(dir, "layout")+":1.0.0")
 	if err != nil {
 		panic(err)
 	}
-	st, err := artifact.NewStore(ctx, ref)
+	// Push by digest, attach a signature, and only then tag.
+	subject, err := t.Push(ctx, artifact.FromImage(mutate.MediaType(empty.Image, types.OCIManifestSchema1)))
 	if err != nil {
 		panic(err)
+	}
+	if _, err := t.Head(ctx); errors.Is(err, artifact.ErrNotFound) {
+		fmt.Println("not tagged yet")
 	}
 	sig := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	sig = mutate.ConfigMediaType(sig, "application/vnd.example.signature")
 	sig = mutate.Subject(sig, subject).(v1.Image)
-	if _, err := st.PushReferrer(ctx, subject, sig); err != nil {
+	if _, err := t.PushReferrer(ctx, subject, sig); err != nil {
 		panic(err)
 	}
-	list, err := st.Referrers(ctx, subject)
+	if err := t.Tag(ctx, subject); err != nil {
+		panic(err)
+	}
+	head, err := t.Head(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("tagged:", head.Digest == subject.Digest)
+	list, err := t.Referrers(ctx, subject)
 	if err != nil {
 		panic(err)
 	}
@@ -142,5 +156,7 @@ func ExampleNewStore() {
 		fmt.Println(d.ArtifactType)
 	}
 	// Output:
+	// not tagged yet
+	// tagged: true
 	// application/vnd.example.signature
 }

@@ -280,7 +280,7 @@ func TestPushReferrerConfirms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := NewStore(ctx, ref, fastRetries())
+	st, err := NewTarget(ctx, ref, fastRetries())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestRetriesBounded(t *testing.T) {
 			return err
 		},
 		"referrers": func() error {
-			st, err := NewStore(context.Background(), host+"/kits/gh", fastRetries())
+			st, err := NewTarget(context.Background(), host+"/kits/gh", fastRetries())
 			if err != nil {
 				return err
 			}

@@ -245,7 +245,7 @@ func (a *Artifact) referrers(ctx context.Context, in *Inspection) {
 		in.ReferrersError = err.Error()
 		return
 	}
-	st := &Store{opts: a.registry, repo: r.Context()}
+	st := &registryTarget{opts: a.registry, ref: r, repo: r.Context()}
 	list, err := st.Referrers(ctx, v1.Descriptor{Digest: h})
 	if err != nil {
 		in.ReferrersError = err.Error()

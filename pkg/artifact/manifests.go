@@ -48,12 +48,20 @@ func (m *platformManifest) annotations() map[string]string {
 	return m.manifest.Annotations
 }
 
-// isAttestation reports an index entry that is an attestation manifest
-// (BuildKit provenance or SBOM), not a platform image.
-func isAttestation(d v1.Descriptor) bool {
-	if d.Annotations[AnnotationReferenceType] == ReferenceTypeAttestation {
-		return true
-	}
+// IsAttestation reports whether the index entry d is an attestation
+// manifest (BuildKit's provenance or SBOM) rather than a platform image:
+// its descriptor carries vnd.docker.reference.type "attestation-manifest"
+// (AnnotationReferenceType, ReferenceTypeAttestation), the marker BuildKit
+// writes and containerd, buildx and sbx read. It is the one rule build,
+// check, inspect and sign --recursive apply. The platform unknown/unknown
+// BuildKit gives attestations is not enough on its own: an entry with that
+// platform and no marker is not an attestation, and Check reports it.
+func IsAttestation(d v1.Descriptor) bool {
+	return d.Annotations[AnnotationReferenceType] == ReferenceTypeAttestation
+}
+
+// unknownPlatform reports the platform unknown/unknown.
+func unknownPlatform(d v1.Descriptor) bool {
 	return d.Platform != nil && d.Platform.OS == "unknown" && d.Platform.Architecture == "unknown"
 }
 
@@ -87,8 +95,10 @@ func (a *Artifact) load(ctx context.Context) (*structure, error) {
 	s.index = im
 	for _, d := range im.Manifests {
 		switch {
-		case isAttestation(d):
+		case IsAttestation(d):
 			s.attestations = append(s.attestations, d)
+		case unknownPlatform(d):
+			s.others = append(s.others, d)
 		case d.MediaType.IsImage() || d.MediaType == "":
 			if d.Size > maxManifestBytes {
 				return nil, fmt.Errorf("%w: manifest %s is %d bytes", ErrTooLarge, d.Digest, d.Size)

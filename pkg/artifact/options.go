@@ -16,9 +16,10 @@ import (
 	"github.com/kitsmith/kitsmith/internal/version"
 )
 
-// Option configures how Open, Write, Push, Tag, Head and NewStore reach a
-// registry and write local outputs. Options are checked together when the
-// operation starts: contradictions are errors, not silent picks.
+// Option configures how Open, Write, Push, Tag, Head, NewClient and
+// NewTarget reach a registry and write local outputs. Options are checked
+// together when the operation starts: contradictions are errors, not
+// silent picks.
 type Option func(*options) error
 
 // Defaults of the registry client.
@@ -54,6 +55,11 @@ type options struct {
 	// own is the default transport makeOptions made, closed by done; nil
 	// when WithTransport gave one.
 	own *http.Transport
+	// puller and pusher keep go-containerregistry's authenticated session
+	// per repository (the /v2/ ping, the token) from one operation to the
+	// next, so that operations with the same options do not start over.
+	puller *remote.Puller
+	pusher *remote.Pusher
 }
 
 // WithInsecureRegistry lets a registry be reached over plain HTTP, or over
@@ -157,6 +163,13 @@ func makeOptions(opts []Option) (*options, error) {
 		o.transport = o.own
 	}
 	o.transport = &guardTransport{inner: o.transport, timeout: o.timeout}
+	var err error
+	if o.puller, err = remote.NewPuller(o.sessionOptions()...); err != nil {
+		return nil, err
+	}
+	if o.pusher, err = remote.NewPusher(o.sessionOptions()...); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -184,11 +197,15 @@ func (o *options) nameOptions() []name.Option {
 }
 
 // remoteOptions are the registry client options for an operation under
-// ctx: credentials, the guarded transport, the user agent and bounded
-// retries.
+// ctx: the session options, reusing the options' sessions.
 func (o *options) remoteOptions(ctx context.Context) []remote.Option {
+	return append(o.sessionOptions(), remote.WithContext(ctx), remote.Reuse(o.puller), remote.Reuse(o.pusher))
+}
+
+// sessionOptions are the registry client options every operation shares:
+// credentials, the guarded transport, the user agent and bounded retries.
+func (o *options) sessionOptions() []remote.Option {
 	return []remote.Option{
-		remote.WithContext(ctx),
 		remote.WithAuthFromKeychain(o.keychain),
 		remote.WithUserAgent(o.userAgent),
 		remote.WithTransport(o.transport),
@@ -198,8 +215,10 @@ func (o *options) remoteOptions(ctx context.Context) []remote.Option {
 }
 
 // done releases the idle connections of the transport makeOptions made,
-// once an operation that returns nothing still reading (Write, Push, Tag,
-// Head) is over.
+// once the package functions that return nothing still reading (Write,
+// Push, Tag, Head) are over, or when a Client is closed. Until then every
+// operation with these options shares the transport's kept-alive
+// connections and the sessions.
 func (o *options) done() {
 	if o.own != nil {
 		o.own.CloseIdleConnections()

@@ -70,10 +70,32 @@ func ParseReference(ref string) (Ref, error) {
 	if ref == "" {
 		return Ref{}, &DestinationError{Ref: ref, Reason: "is empty: write REGISTRY/REPO[:tag], " + LayoutPrefix + "DIR[:tag] or " + ArchivePrefix + "FILE[:tag]"}
 	}
+	if err := checkRegistryHost(ref); err != nil {
+		return Ref{}, err
+	}
 	if _, err := name.ParseReference(ref); err != nil {
 		return Ref{}, &DestinationError{Ref: ref, Reason: fmt.Sprintf("is not a registry reference, %sDIR[:tag] or %sFILE[:tag]", LayoutPrefix, ArchivePrefix), Err: err}
 	}
 	return Ref{Kind: OriginRegistry, Name: ref}, nil
+}
+
+var portRE = regexp.MustCompile(`^[0-9]+$`)
+
+// checkRegistryHost refuses a reference whose registry part has a colon
+// not followed by a port number ("docker://host/repo", "dir:/tmp/kit",
+// "oci-layout:out/kit"): such a prefix is another tool's transport or a
+// misspelt scheme, and read as a host it would be looked up in DNS.
+func checkRegistryHost(ref string) error {
+	host, _, ok := strings.Cut(ref, "/")
+	if !ok || !strings.Contains(host, ":") || strings.HasSuffix(host, "]") {
+		return nil
+	}
+	if portRE.MatchString(host[strings.LastIndex(host, ":")+1:]) {
+		return nil
+	}
+	scheme, _, _ := strings.Cut(host, ":")
+	return &DestinationError{Ref: ref, Reason: fmt.Sprintf("starts with %q, which is neither a registry host[:port] nor a prefix kitsmith reads: write %sDIR[:tag], %sFILE[:tag] or REGISTRY[:PORT]/REPO[:tag]",
+		scheme+":", LayoutPrefix, ArchivePrefix)}
 }
 
 // String returns the reference as ParseReference reads it.

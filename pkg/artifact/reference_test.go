@@ -29,6 +29,15 @@ func TestParseReference(t *testing.T) {
 		{in: "", wantErr: true},
 		{in: "Registry.Example/UPPER/case:1", wantErr: true},
 		{in: "registry.example/kits/gh:bad tag", wantErr: true},
+		// Another tool's transport, or a misspelt prefix, is not a host.
+		{in: "docker://registry.example/kits/gh", wantErr: true},
+		{in: "dir:/tmp/kit", wantErr: true},
+		{in: "oci-layout:out/gh", wantErr: true},
+		{in: "localhost:/kits/gh", wantErr: true},
+		// Look-alikes that are registries: a port, an IPv6 literal, a tag.
+		{in: "localhost:5000/kits/gh", want: artifact.Ref{Kind: artifact.OriginRegistry, Name: "localhost:5000/kits/gh"}},
+		{in: "[::1]:5000/kits/gh:1", want: artifact.Ref{Kind: artifact.OriginRegistry, Name: "[::1]:5000/kits/gh:1"}},
+		{in: "gh:1.2.0", want: artifact.Ref{Kind: artifact.OriginRegistry, Name: "gh:1.2.0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

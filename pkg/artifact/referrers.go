@@ -7,78 +7,32 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// Store is where the referrers of a kit (its signatures and attestations)
-// live: a registry repository or an OCI layout directory. It implements
-// pkg/sign's ReferrerStore.
+// The referrers of a kit (its signatures and attestations) live in its
+// Target: a registry repository or an OCI layout directory.
 //
-// For registries it uses go-containerregistry's remote package rather
-// than oras-go: remote.Referrers asks the OCI 1.1 referrers API and, where
-// a registry has none (distribution v3 answers 404), reads the referrers
-// tag schema (the index tagged sha256-<hex>); remote.Write of a manifest
-// with a subject probes the same API and, where it is missing, merges the
-// new referrer into that index. It never deletes the previous index, so a
-// registry that answers DELETE with 405 (GHCR, Docker Hub) cannot fail a
-// push that already succeeded, and it keeps no per-repository cache of
-// "referrers unsupported" as oras-go's Repository does.
-type Store struct {
-	opts *options
-	// repo is the registry repository; dir the layout (exactly one is set).
-	repo name.Repository
-	dir  string
-}
-
-// NewStore opens the referrer store of ref: a registry reference (its
-// repository is used; a tag or digest in it is ignored) or "oci:DIR" (an
-// OCI layout, which must exist; a tag in it is ignored). An archive is
-// read-only and refused. NewStore does not contact the registry.
-func NewStore(ctx context.Context, ref string, opts ...Option) (*Store, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	o, err := makeOptions(opts)
-	if err != nil {
-		return nil, fmt.Errorf("opening the referrer store %s: %w", ref, err)
-	}
-	r, err := ParseReference(ref)
-	if err != nil {
-		return nil, err
-	}
-	switch r.Kind {
-	case OriginArchive:
-		return nil, &DestinationError{Ref: ref, Reason: "is an archive, which cannot hold referrers; unpack it into a layout and use " + LayoutPrefix + "DIR"}
-	case OriginLayout:
-		st, err := checkLayoutDest(ref, r.Path)
-		if err != nil {
-			return nil, err
-		}
-		if st != layoutExisting {
-			return nil, fmt.Errorf("opening the referrer store %s: %w: %s holds no layout", ref, ErrNotLayout, r.Path)
-		}
-		return &Store{opts: o, dir: r.Path}, nil
-	}
-	nr, err := o.registryRef(r.Name)
-	if err != nil {
-		return nil, err
-	}
-	return &Store{opts: o, repo: nr.Context()}, nil
-}
+// For registries the registry target uses go-containerregistry's remote
+// package rather than oras-go: remote.Referrers asks the OCI 1.1
+// referrers API and, where a registry has none (distribution v3 answers
+// 404), reads the referrers tag schema (the index tagged sha256-<hex>);
+// remote.Write of a manifest with a subject probes the same API and,
+// where it is missing, merges the new referrer into that index. It never
+// deletes the previous index, so a registry that answers DELETE with 405
+// (GHCR, Docker Hub) cannot fail a push that already succeeded, and it
+// keeps no per-repository cache of "referrers unsupported" as oras-go's
+// Repository does.
 
 // Referrers lists the manifests whose subject is subject, unfiltered: the
 // artifactType a registry reports may be wrong (go-containerregistry's
 // registry reports the config's media type), so callers check each
 // manifest. An empty list and nil error mean none.
-func (s *Store) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
+func (s *registryTarget) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
 	ctx, cancel := s.opts.operation(ctx)
 	defer cancel()
-	if s.dir != "" {
-		return s.layoutReferrers(ctx, subject)
-	}
 	d := s.repo.Digest(subject.Digest.String())
 	idx, err := remote.Referrers(d, s.opts.remoteOptions(ctx)...)
 	if err != nil {
@@ -91,30 +45,43 @@ func (s *Store) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Desc
 	return slices.Clone(im.Manifests), nil
 }
 
+// Referrers lists the referrers an OCI layout's index.json records.
+func (s *layoutTarget) Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
+	ctx, cancel := s.opts.operation(ctx)
+	defer cancel()
+	return s.layoutReferrers(ctx, subject)
+}
+
 // Referrer reads the referrer manifest d. The manifest is read within the
 // manifest limit and checked against d's digest and size; its config and
 // layers must each be within the same limit, and are verified against
 // their digests as they are read.
-func (s *Store) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
+func (s *registryTarget) Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error) {
+	return readReferrer(d, func() (v1.Image, error) {
+		pinned := s.repo.Digest(d.Digest.String())
+		img, err := remote.Image(pinned, s.opts.remoteOptions(ctx)...)
+		if err != nil {
+			return nil, classifyRegistryError(pinned, err)
+		}
+		return img, nil
+	})
+}
+
+// Referrer reads the referrer manifest d from the layout, as the
+// registry target does.
+func (s *layoutTarget) Referrer(_ context.Context, d v1.Descriptor) (v1.Image, error) {
+	return readReferrer(d, func() (v1.Image, error) { return s.layoutImage(d) })
+}
+
+// readReferrer reads the referrer d through read, within the bounds.
+func readReferrer(d v1.Descriptor, read func() (v1.Image, error)) (v1.Image, error) {
 	if !d.MediaType.IsImage() && d.MediaType != "" {
 		return nil, fmt.Errorf("reading referrer %s: %w: it is %s, not an image manifest", d.Digest, ErrUnsupportedMediaType, d.MediaType)
 	}
 	if d.Size > maxManifestBytes {
 		return nil, fmt.Errorf("reading referrer %s: %w: its manifest is %d bytes", d.Digest, ErrTooLarge, d.Size)
 	}
-	var (
-		img v1.Image
-		err error
-	)
-	if s.dir != "" {
-		img, err = s.layoutImage(d)
-	} else {
-		pinned := s.repo.Digest(d.Digest.String())
-		img, err = remote.Image(pinned, s.opts.remoteOptions(ctx)...)
-		if err != nil {
-			err = classifyRegistryError(pinned, err)
-		}
-	}
+	img, err := read()
 	if err != nil {
 		return nil, fmt.Errorf("reading referrer %s: %w", d.Digest, err)
 	}
@@ -153,24 +120,12 @@ func checkReferrer(img v1.Image, d v1.Descriptor) error {
 // When a registry fails the push after the referrer is in place (a
 // cleanup request it refuses), the referrer is read back and the push
 // counts as done. It returns m's descriptor.
-func (s *Store) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
+func (s *registryTarget) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
 	ctx, cancel := s.opts.operation(ctx)
 	defer cancel()
-	blobs, d, err := imageBlobs(m)
+	_, d, err := referrerBlobs(subject, m)
 	if err != nil {
-		return v1.Descriptor{}, fmt.Errorf("pushing a referrer: %w", err)
-	}
-	mf, err := m.Manifest()
-	if err != nil {
-		return v1.Descriptor{}, fmt.Errorf("pushing a referrer: %w", err)
-	}
-	if mf.Subject == nil || mf.Subject.Digest != subject.Digest {
-		return v1.Descriptor{}, fmt.Errorf("pushing referrer %s: its manifest's subject is not %s", d.Digest, subject.Digest)
-	}
-	d.ArtifactType = referrerType(mf)
-	d.Annotations = mf.Annotations
-	if s.dir != "" {
-		return d, s.layoutPush(ctx, blobs, d)
+		return v1.Descriptor{}, err
 	}
 	pinned := s.repo.Digest(d.Digest.String())
 	err = remote.Write(pinned, m, s.opts.remoteOptions(ctx)...)
@@ -189,6 +144,40 @@ func (s *Store) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Im
 	return v1.Descriptor{}, fmt.Errorf("pushing referrer %s: %w", d.Digest, err)
 }
 
+// PushReferrer stores m in the layout (its blobs, and an index.json entry
+// carrying its artifactType), as the registry target does.
+func (s *layoutTarget) PushReferrer(ctx context.Context, subject v1.Descriptor, m v1.Image) (v1.Descriptor, error) {
+	ctx, cancel := s.opts.operation(ctx)
+	defer cancel()
+	blobs, d, err := referrerBlobs(subject, m)
+	if err != nil {
+		return v1.Descriptor{}, err
+	}
+	if err := s.ensure(); err != nil {
+		return v1.Descriptor{}, err
+	}
+	return d, s.layoutPush(ctx, blobs, d)
+}
+
+// referrerBlobs lists the blobs of the referrer m and its descriptor as
+// the referrers API reports it, checking that its subject is subject.
+func referrerBlobs(subject v1.Descriptor, m v1.Image) ([]blob, v1.Descriptor, error) {
+	blobs, d, err := imageBlobs(m)
+	if err != nil {
+		return nil, v1.Descriptor{}, fmt.Errorf("pushing a referrer: %w", err)
+	}
+	mf, err := m.Manifest()
+	if err != nil {
+		return nil, v1.Descriptor{}, fmt.Errorf("pushing a referrer: %w", err)
+	}
+	if mf.Subject == nil || mf.Subject.Digest != subject.Digest {
+		return nil, v1.Descriptor{}, fmt.Errorf("pushing referrer %s: its manifest's subject is not %s", d.Digest, subject.Digest)
+	}
+	d.ArtifactType = referrerType(mf)
+	d.Annotations = mf.Annotations
+	return blobs, d, nil
+}
+
 // referrerType is a referrer's artifact type as the referrers API reports
 // it: the manifest's artifactType, else its config's media type.
 func referrerType(m *v1.Manifest) string {
@@ -200,7 +189,7 @@ func referrerType(m *v1.Manifest) string {
 
 // layoutReferrers scans the layout's index.json for image manifests whose
 // subject is subject.
-func (s *Store) layoutReferrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
+func (s *layoutTarget) layoutReferrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error) {
 	st := dirStore{dir: s.dir}
 	raw, err := st.readFile("index.json", maxManifestBytes)
 	if err != nil {
@@ -232,7 +221,7 @@ func (s *Store) layoutReferrers(ctx context.Context, subject v1.Descriptor) ([]v
 	return out, nil
 }
 
-func (s *Store) layoutImage(d v1.Descriptor) (v1.Image, error) {
+func (s *layoutTarget) layoutImage(d v1.Descriptor) (v1.Image, error) {
 	if d.MediaType == "" {
 		d.MediaType = types.OCIManifestSchema1
 	}
@@ -240,10 +229,12 @@ func (s *Store) layoutImage(d v1.Descriptor) (v1.Image, error) {
 	return idx.Image(d.Digest)
 }
 
-func (s *Store) layoutPush(ctx context.Context, blobs []blob, d v1.Descriptor) error {
+func (s *layoutTarget) layoutPush(ctx context.Context, blobs []blob, d v1.Descriptor) error {
 	if err := putBlobs(ctx, s.dir, blobs); err != nil {
 		return fmt.Errorf("pushing referrer %s into %s: %w", d.Digest, s.dir, err)
 	}
+	s.index.Lock()
+	defer s.index.Unlock()
 	err := updateIndex(s.dir, true, func(im *v1.IndexManifest) {
 		if !slices.ContainsFunc(im.Manifests, func(e v1.Descriptor) bool { return e.Digest == d.Digest }) {
 			im.Manifests = append(im.Manifests, d)

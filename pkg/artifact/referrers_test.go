@@ -2,6 +2,7 @@ package artifact_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log"
 	"net/http"
@@ -23,7 +24,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
-var _ sign.ReferrerStore = (*artifact.Store)(nil)
+var _ sign.ReferrerStore = artifact.Target(nil)
 
 // noDeleteRegistry is a registry without the referrers API that answers
 // every DELETE with 405, as GHCR and Docker Hub do (docker/sbx-releases#553),
@@ -87,7 +88,7 @@ func exerciseStore(t *testing.T, ref string, fallbackTag bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := artifact.NewStore(ctx, ref)
+	st, err := artifact.NewTarget(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func exerciseStore(t *testing.T, ref string, fallbackTag bool) {
 
 // checkReferrer reads the referrer d back and compares it with what was
 // pushed: its artifactType, subject and one layer holding body.
-func checkReferrer(ctx context.Context, t *testing.T, st *artifact.Store, d, subject v1.Descriptor, body string) {
+func checkReferrer(ctx context.Context, t *testing.T, st artifact.Target, d, subject v1.Descriptor, body string) {
 	t.Helper()
 	img, err := st.Referrer(ctx, d)
 	if err != nil {
@@ -176,14 +177,14 @@ func checkReferrer(ctx context.Context, t *testing.T, st *artifact.Store, d, sub
 	}
 }
 
-func TestStoreRefuses(t *testing.T) {
+func TestTargetRefuses(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "layout")
 	subject, err := artifact.Write(ctx, at.Mixin(t).Artifact(t), "oci:"+dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := artifact.NewStore(ctx, "oci:"+dir)
+	st, err := artifact.NewTarget(ctx, "oci:"+dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,9 +202,18 @@ func TestStoreRefuses(t *testing.T) {
 	if _, err := st.Referrer(ctx, wrong); err == nil {
 		t.Error("Referrer accepted a descriptor with the wrong size")
 	}
-	for _, ref := range []string{"oci-archive:" + filepath.Join(t.TempDir(), "kit.tar"), "oci:" + filepath.Join(t.TempDir(), "missing")} {
-		if _, err := artifact.NewStore(ctx, ref); err == nil {
-			t.Errorf("NewStore(%s) succeeded", ref)
+	notLayout := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notLayout, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"oci-archive:" + filepath.Join(t.TempDir(), "kit.tar"), "oci:" + notLayout, "oci:" + file, "oci:" + file + "/under"} {
+		var de *artifact.DestinationError
+		if _, err := artifact.NewTarget(ctx, ref); !errors.As(err, &de) {
+			t.Errorf("NewTarget(%s) = %v; want a *DestinationError", ref, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "index.json")); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -15,9 +16,16 @@ import (
 // responses at maxManifestBytes while they are read (go-containerregistry
 // reads up to 100 MiB first), and gives each request, its body included,
 // at most the per-operation timeout.
+//
+// It also remembers the hosts that answered over plain HTTP, and refuses
+// HTTPS to them at once: go-containerregistry tries HTTPS first whenever
+// it pings a registry it may reach over HTTP (a loopback one, or any with
+// WithInsecureRegistry), and against a plain-HTTP port that attempt only
+// costs a TCP connection before it fails.
 type guardTransport struct {
 	inner   http.RoundTripper
 	timeout time.Duration
+	plain   sync.Map // host:port → true, once it answered over HTTP
 }
 
 // RoundTrip sends one request.
@@ -32,11 +40,19 @@ func (g *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		r = r.Request.Response
 	}
+	if _, ok := g.plain.Load(req.URL.Host); ok && req.URL.Scheme == "https" {
+		return nil, fmt.Errorf("%s %s: %s answers over plain HTTP, not HTTPS", req.Method, req.URL.Redacted(), req.URL.Host)
+	}
 	ctx, cancel := context.WithTimeout(req.Context(), g.timeout)
 	resp, err := g.inner.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		cancel()
 		return nil, err
+	}
+	if req.URL.Scheme == "http" && (resp.StatusCode < 300 || resp.StatusCode >= 400) {
+		// A redirect may lead to HTTPS on the same port (a server that
+		// tells the protocols apart): only an answer counts.
+		g.plain.Store(req.URL.Host, true)
 	}
 	limit := int64(-1)
 	if p := req.URL.Path; strings.Contains(p, "/manifests/") || strings.Contains(p, "/referrers/") {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // Write writes the artifact to dest, a reference in the grammar Ref
@@ -51,22 +50,7 @@ func Write(ctx context.Context, a *Artifact, dest string, opts ...Option) (v1.De
 	defer cancel()
 	defer o.done()
 	if r.Kind == OriginRegistry {
-		if _, err := push(ctx, a, d, r.Name, o); err != nil {
-			return v1.Descriptor{}, err
-		}
-		if ref, _ := o.registryRef(r.Name); ref != nil {
-			if t, ok := ref.(name.Tag); ok {
-				// The manifest is at hand: tag it without reading it back.
-				var m remote.Taggable = a.image
-				if a.index != nil {
-					m = a.index
-				}
-				if err := remote.Tag(t, m, o.remoteOptions(ctx)...); err != nil {
-					return v1.Descriptor{}, fmt.Errorf("tagging %s: %w", t, classifyRegistryError(t, err))
-				}
-			}
-		}
-		return d, nil
+		return writeRegistry(ctx, a, dest, o)
 	}
 	if err := checkParents(dest, r.Path); err != nil {
 		return v1.Descriptor{}, err
@@ -86,113 +70,87 @@ func Write(ctx context.Context, a *Artifact, dest string, opts ...Option) (v1.De
 	return d, nil
 }
 
-// Push writes every blob and manifest of the artifact to the repository
-// ref names, by digest, and sets no tag: publishing pushes everything
-// first and tags last (Tag). A tag in ref is ignored; a digest in ref must
-// be the artifact's. It returns the descriptor of the top-level manifest.
-// Errors wrap ErrUnauthorized, ErrDenied, ErrUnreachable or ErrNotFound
-// when they apply.
-func Push(ctx context.Context, a *Artifact, ref string, opts ...Option) (v1.Descriptor, error) {
-	o, err := makeOptions(opts)
-	if err != nil {
-		return v1.Descriptor{}, fmt.Errorf("pushing to %s: %w", ref, err)
-	}
-	d, err := a.descriptor()
-	if err != nil {
-		return v1.Descriptor{}, &DestinationError{Ref: ref, Reason: "has nothing to write", Err: err}
-	}
-	ctx, cancel := o.operation(ctx)
-	defer cancel()
-	defer o.done()
-	return push(ctx, a, d, ref, o)
-}
-
-func push(ctx context.Context, a *Artifact, d v1.Descriptor, ref string, o *options) (v1.Descriptor, error) {
-	r, err := o.registryRef(ref)
+// writeRegistry pushes a to the registry reference dest and tags it with
+// the manifest at hand, without reading it back.
+func writeRegistry(ctx context.Context, a *Artifact, dest string, o *options) (v1.Descriptor, error) {
+	t, err := (&Client{o: o}).Target(ctx, dest)
 	if err != nil {
 		return v1.Descriptor{}, err
 	}
-	if dg, ok := r.(name.Digest); ok && dg.DigestStr() != d.Digest.String() {
-		return v1.Descriptor{}, &DestinationError{Ref: ref, Reason: fmt.Sprintf("pins digest %s, but the artifact is %s", dg.DigestStr(), d.Digest)}
-	}
-	pinned := r.Context().Digest(d.Digest.String())
-	if a.index != nil {
-		err = remote.WriteIndex(pinned, a.index, o.remoteOptions(ctx)...)
-	} else {
-		err = remote.Write(pinned, a.image, o.remoteOptions(ctx)...)
-	}
+	rt := t.(*registryTarget)
+	d, err := rt.Push(ctx, a)
 	if err != nil {
-		return v1.Descriptor{}, fmt.Errorf("pushing to %s: %w", ref, classifyRegistryError(pinned, err))
+		return v1.Descriptor{}, err
+	}
+	if _, ok := rt.ref.(name.Tag); ok {
+		if err := rt.Tag(ctx, d); err != nil { // the manifest at hand, not read back
+			return v1.Descriptor{}, err
+		}
 	}
 	return d, nil
 }
 
-// Tag points the tag ref names at the manifest d, which must already be
-// in ref's repository (Push it first). Errors wrap ErrNotFound when the
-// manifest is not there, and ErrUnauthorized, ErrDenied or ErrUnreachable
-// when they apply.
-func Tag(ctx context.Context, ref string, d v1.Descriptor, opts ...Option) error {
-	o, err := makeOptions(opts)
-	if err != nil {
-		return fmt.Errorf("tagging %s: %w", ref, err)
-	}
-	r, err := o.registryRef(ref)
-	if err != nil {
+// Push writes every blob and manifest of the artifact to the repository
+// or layout ref names, by digest, and sets no tag: publishing pushes
+// everything first and tags last (Tag). A tag in ref is ignored; a digest
+// in ref must be the artifact's. It returns the descriptor of the
+// top-level manifest. It is Target.Push on NewTarget(ref), with a
+// transport of its own released when it returns. Errors wrap
+// ErrUnauthorized, ErrDenied, ErrUnreachable or ErrNotFound when they
+// apply.
+func Push(ctx context.Context, a *Artifact, ref string, opts ...Option) (v1.Descriptor, error) {
+	var d v1.Descriptor
+	err := withTarget(ctx, ref, "pushing to", opts, func(t Target) (err error) {
+		d, err = t.Push(ctx, a)
 		return err
-	}
-	t, ok := r.(name.Tag)
-	if !ok {
-		return &DestinationError{Ref: ref, Reason: "names a digest, not a tag"}
-	}
-	ctx, cancel := o.operation(ctx)
-	defer cancel()
-	defer o.done()
-	return tag(ctx, t, d, o)
+	})
+	return d, err
 }
 
-func tag(ctx context.Context, t name.Tag, d v1.Descriptor, o *options) error {
-	pinned := t.Context().Digest(d.Digest.String())
-	m, err := remote.Get(pinned, o.remoteOptions(ctx)...)
-	if err != nil {
-		return fmt.Errorf("tagging %s: reading %s: %w", t, d.Digest, classifyRegistryError(pinned, err))
-	}
-	if err := remote.Tag(t, m, o.remoteOptions(ctx)...); err != nil {
-		return fmt.Errorf("tagging %s: %w", t, classifyRegistryError(t, err))
-	}
-	return nil
+// Tag points the tag ref names at the manifest d, which must already be
+// in ref's repository or layout (Push it first): Target.Tag on
+// NewTarget(ref). Errors wrap ErrNotFound when the manifest is not there,
+// and ErrUnauthorized, ErrDenied or ErrUnreachable when they apply.
+func Tag(ctx context.Context, ref string, d v1.Descriptor, opts ...Option) error {
+	return withTarget(ctx, ref, "tagging", opts, func(t Target) error { return t.Tag(ctx, d) })
 }
 
 // Head returns the descriptor of the manifest ref names now: what a
 // registry tag points to (without reading the manifest), or a layout or
 // archive entry. Errors wrap ErrNotFound when there is none.
 func Head(ctx context.Context, ref string, opts ...Option) (v1.Descriptor, error) {
-	o, err := makeOptions(opts)
-	if err != nil {
-		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", ref, err)
-	}
 	p, err := ParseReference(ref)
 	if err != nil {
 		return v1.Descriptor{}, err
 	}
-	if p.Kind != OriginRegistry {
+	if p.Kind == OriginArchive {
 		a, err := Open(ctx, ref, opts...)
 		if err != nil {
 			return v1.Descriptor{}, err
 		}
 		return a.descriptor()
 	}
-	r, err := o.registryRef(ref)
+	var d v1.Descriptor
+	err = withTarget(ctx, ref, "reading", opts, func(t Target) (err error) {
+		d, err = t.Head(ctx)
+		return err
+	})
+	return d, err
+}
+
+// withTarget runs fn on the target ref names, with a client of its own
+// whose idle connections are released when fn returns.
+func withTarget(ctx context.Context, ref, doing string, opts []Option, fn func(Target) error) error {
+	c, err := NewClient(opts...)
 	if err != nil {
-		return v1.Descriptor{}, err
+		return fmt.Errorf("%s %s: %w", doing, ref, err)
 	}
-	ctx, cancel := o.operation(ctx)
-	defer cancel()
-	defer o.done()
-	d, err := remote.Head(r, o.remoteOptions(ctx)...)
+	defer c.Close()
+	t, err := c.Target(ctx, ref)
 	if err != nil {
-		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", ref, classifyRegistryError(r, err))
+		return err
 	}
-	return v1.Descriptor{MediaType: d.MediaType, Digest: d.Digest, Size: d.Size}, nil
+	return fn(t)
 }
 
 // CheckDestination reports whether Write could write dest without

@@ -58,7 +58,7 @@ func buildWithBuildKit(ctx context.Context, p progress.Reporter, s Solver, fe *f
 	var wg sync.WaitGroup
 	if p.Enabled() {
 		status = make(chan *client.SolveStatus)
-		wg.Go(func() { p.Forward(ctx, status, returned) })
+		wg.Go(func() { forward(ctx, p, status, returned) })
 	}
 	_, err := s.Build(ctx, so, product, fe.run, status)
 	close(returned)

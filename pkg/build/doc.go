@@ -26,9 +26,13 @@
 //     as they are, in dependency order, in-process.
 //
 // Every build is reproducible: timestamps come from Options.SourceDateEpoch
-// (0 when unset), so the same inputs give the same index digest. Progress
+// (0 when unset), so the same inputs give the same index digest.
+// SourceDateEpoch resolves it as kitsmith build does (the environment's
+// value, else the kit's last git commit), so that a program gets the
+// command's digest. Progress
 // is reported as Event values on a channel the caller passes and Build
-// closes. Outputs (an OCI layout, an OCI archive, registry pushes) are
+// closes; BuildKit's own progress arrives converted into progress.Status,
+// kitsmith's type, so that the progress package links no build system. Outputs (an OCI layout, an OCI archive, registry pushes) are
 // written from the checked artifact only, through temporary paths renamed
 // into place, so a failed build or check leaves nothing behind.
 package build

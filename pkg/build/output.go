@@ -12,7 +12,8 @@ import (
 )
 
 // writeOutputs writes idx to every output through artifact, the one OCI
-// writer, in the order that leaves the least behind on failure: every
+// writer (registry outputs through one artifact.Client, so they share a
+// transport), in the order that leaves the least behind on failure: every
 // destination is checked first, then registry outputs get every blob and
 // manifest by digest, then local outputs are written (each atomically),
 // and registry tags are set last. A failed push therefore leaves no local
@@ -28,12 +29,23 @@ func writeOutputs(ctx context.Context, p progress.Reporter, idx v1.ImageIndex, o
 	}
 	written := make([]Written, len(opts.Outputs))
 	pushed := make([]v1.Descriptor, len(opts.Outputs))
+	targets := make([]artifact.Target, len(opts.Outputs))
+	client, err := artifact.NewClient(ao...)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
 	for i, out := range opts.Outputs {
 		if out.Type != OutputRegistry {
 			continue
 		}
 		done := p.Step(ctx, "output-"+out.String(), "[kitsmith] push "+out.Dest+" by digest")
-		d, err := artifact.Push(ctx, a, out.Dest, ao...)
+		t, err := client.Target(ctx, out.Dest)
+		var d v1.Descriptor
+		if err == nil {
+			targets[i] = t
+			d, err = t.Push(ctx, a)
+		}
 		done(err)
 		if err != nil {
 			return nil, err
@@ -62,7 +74,7 @@ func writeOutputs(ctx context.Context, p progress.Reporter, idx v1.ImageIndex, o
 		}
 		if tag {
 			done := p.Step(ctx, "tag-"+out.String(), "[kitsmith] tag "+out.Dest)
-			err := artifact.Tag(ctx, out.Dest, pushed[i], ao...)
+			err := targets[i].Tag(ctx, pushed[i])
 			done(err)
 			if err != nil {
 				return nil, err

@@ -87,7 +87,7 @@ func (b *built) result(opts *options) (*Result, error) {
 		Index: v1.Descriptor{MediaType: mt, Digest: digest, Size: size},
 	}
 	for _, d := range im.Manifests {
-		if isAttestation(d) {
+		if artifact.IsAttestation(d) {
 			r.Attestations++
 			continue
 		}
@@ -98,11 +98,6 @@ func (b *built) result(opts *options) (*Result, error) {
 		r.Manifests = append(r.Manifests, Manifest{Platform: p, Digest: d.Digest, Size: d.Size})
 	}
 	return r, nil
-}
-
-// isAttestation reports an attestation manifest's descriptor in an index.
-func isAttestation(d v1.Descriptor) bool {
-	return d.Annotations[artifact.AnnotationReferenceType] == artifact.ReferenceTypeAttestation
 }
 
 // Metadata is the build's record in the shape of kitsmith's metadata file

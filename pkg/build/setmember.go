@@ -125,7 +125,7 @@ func platformImages(idx v1.ImageIndex, opts *options) ([]v1.Image, error) {
 		match := platforms.NewMatcher(pl)
 		var found *v1.Descriptor
 		for _, d := range im.Manifests {
-			if d.Platform == nil || isAttestation(d) {
+			if d.Platform == nil || artifact.IsAttestation(d) {
 				continue
 			}
 			have := platforms.Normalize(ocispecs.Platform{OS: d.Platform.OS, Architecture: d.Platform.Architecture, Variant: d.Platform.Variant})

@@ -64,8 +64,13 @@ type Config struct {
 }
 
 // LoadConfig reads a configuration file. Unknown keys are errors; an
-// invalid egress entry is a *spec.Error positioned in the file.
+// invalid egress entry is a *spec.Error positioned in the file. A path that
+// is not a regular file is refused without being opened (an error wrapping
+// spec.ErrNotRegular), so a FIFO cannot block.
 func LoadConfig(path string) (*Config, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("reading lint configuration: %w", &fs.PathError{Op: "read", Path: path, Err: spec.ErrNotRegular})
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading lint configuration: %w", err)

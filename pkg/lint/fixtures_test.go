@@ -3,7 +3,6 @@ package lint_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -18,12 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kitsmith/kitsmith/internal/diag"
+	goldenfile "github.com/kitsmith/kitsmith/internal/golden"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 	"github.com/kitsmith/kitsmith/pkg/lint/format"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files and generated docs")
 
 // Fixtures live in testdata/<rule-id>/{bad,good}/<case>/, one kit per case
 // directory (spec/<code> findings under testdata/spec/). Their files carry
@@ -232,22 +230,11 @@ func report(t testing.TB, k *spec.Kit, res *lint.Result) string {
 	return b.String()
 }
 
-// golden compares got with the file at path, or rewrites it with -update.
+// golden compares got with the file at path, or rewrites it under
+// KITSMITH_UPDATE_GOLDEN=1.
 func golden(t testing.TB, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
-	}
+	goldenfile.Check(t, path, got)
 }
 
 // TestEveryRuleHasFixtures fails when a rule lacks good or bad fixtures,

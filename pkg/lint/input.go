@@ -41,7 +41,8 @@ type Input struct {
 	runs           []runScript
 	final          buildStage         // what the recipe's last stage holds of the kit
 	kitFiles       map[string]kitFile // kit files read for the scripts hooks run
-	cached         map[string]bool    // which of yaml, hosts, injects, runs, image are computed
+	cached         map[string]bool    // which of yaml, hosts, injects, runs, image, tree are computed
+	ytree          *yamlTree          // the descriptor parsed for fixes
 }
 
 // source returns the text of one of the kit's source files.

@@ -180,6 +180,9 @@ type Finding struct {
 	Message string
 	// Fix says what to change; empty when the message already does.
 	Fix string
+	// Fixes are machine-applicable changes that resolve the finding, the
+	// preferred one first; nil when the change needs a judgement.
+	Fixes []Fix
 	// Kit is the display path of the kit's descriptor.
 	Kit string
 	// Justification is the reason of the kitsmith:ignore comment that

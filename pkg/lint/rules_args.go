@@ -76,7 +76,7 @@ var missingSyntaxLine = &Rule{
 			msg = fmt.Sprintf("the # syntax= line is on line %d, but BuildKit reads the frontend from line 1 only, so it builds this file as a Dockerfile and fails",
 				1+strings.Count(string(src[:i]), "\n"))
 		}
-		return []Finding{{Range: rangeWidth(p, len(first)), Message: msg}}
+		return []Finding{{Range: rangeWidth(p, len(first)), Message: msg, Fixes: in.syntaxLineFix()}}
 	},
 }
 
@@ -149,7 +149,8 @@ var sshAgentUndeclared = &Rule{
 				case !h.Declares("SSH_AUTH_SOCK"):
 					out = append(out, Finding{Range: commandRange(in, h, c),
 						Message: fmt.Sprintf("%s uses an SSH agent (%s) without SSH_AUTH_SOCK in its env:; hook environments are deny-by-default, so it cannot find the agent's socket", h.Label(), how),
-						Fix:     fmt.Sprintf("list SSH_AUTH_SOCK in this hook: %s", envListHint(h, "SSH_AUTH_SOCK"))})
+						Fix:     fmt.Sprintf("list SSH_AUTH_SOCK in this hook: %s", envListHint(h, "SSH_AUTH_SOCK")),
+						Fixes:   in.envFix(h, true, "SSH_AUTH_SOCK")})
 				}
 			}
 		}

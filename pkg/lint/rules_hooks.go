@@ -50,7 +50,8 @@ var hookEnvUndeclared = &Rule{
 				seen[r.Name] = true
 				out = append(out, Finding{Range: h.Script.Range(r.Pos, r.End),
 					Message: fmt.Sprintf("%s reads $%s, which its env: list does not declare; hook environments are deny-by-default, so the hook sees it empty", h.Label(), r.Name),
-					Fix:     fmt.Sprintf("add %s to this hook's env: list (%s), or write ${%s:-<default>} if empty is acceptable", r.Name, envListHint(h, r.Name), r.Name)})
+					Fix:     fmt.Sprintf("add %s to this hook's env: list (%s), or write ${%s:-<default>} if empty is acceptable", r.Name, envListHint(h, r.Name), r.Name),
+					Fixes:   in.envFix(h, true, r.Name)})
 			}
 		}
 		return out
@@ -121,6 +122,19 @@ func networkClient(c Command) (string, bool) {
 	return "", false
 }
 
+// NetworkClient returns the first network client the hook runs (curl,
+// pip install, git clone…), found as hook-missing-proxy-env finds it, and
+// whether it runs one. A hook standing for a staged script (Via) is judged
+// on that script.
+func (h *Hook) NetworkClient() (string, bool) {
+	for _, c := range hookCommands(h) {
+		if name, ok := networkClient(c); ok {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // onlyLocal reports whether every literal URL among args is on the
 // sandbox's own loopback, which needs no proxy. Without a literal URL it
 // is false.
@@ -186,7 +200,8 @@ var hookMissingProxyEnv = &Rule{
 					out = append(out, Finding{Range: commandRange(in, h, c),
 						Message: fmt.Sprintf("%s runs %s without %s in its env:; hook environments are deny-by-default, so it cannot reach the network through the sandbox proxy",
 							h.Label(), name, strings.Join(missing, " and ")),
-						Fix: fmt.Sprintf("list the proxy variables in this hook: %s", envListHint(h, missing...))})
+						Fix:   fmt.Sprintf("list the proxy variables in this hook: %s", envListHint(h, missing...)),
+						Fixes: in.envFix(h, true, missing...)})
 					break
 				}
 			}
@@ -239,7 +254,8 @@ var hookMissingDockerHost = &Rule{
 				if (c.Name == "docker" || c.Name == "docker-compose") && !dockerClientOnly(c) && !assigns(c, "DOCKER_HOST") {
 					out = append(out, Finding{Range: commandRange(in, h, c),
 						Message: fmt.Sprintf("%s runs %s without DOCKER_HOST in its env:; hook environments are deny-by-default, so it cannot find the sandbox's Docker engine", h.Label(), c.Name),
-						Fix:     fmt.Sprintf("list DOCKER_HOST in this hook: %s", envListHint(h, "DOCKER_HOST"))})
+						Fix:     fmt.Sprintf("list DOCKER_HOST in this hook: %s", envListHint(h, "DOCKER_HOST")),
+						Fixes:   in.envFix(h, true, "DOCKER_HOST")})
 					break
 				}
 			}

@@ -314,9 +314,13 @@ var argRefInComment = &Rule{
 		for _, c := range in.yamlComments() {
 			for _, m := range spec.FindArgRefs(c.text) {
 				p := spec.Pos{File: c.pos.File, Line: c.pos.Line, Col: c.pos.Col + m.Start}
-				out = append(out, Finding{Range: rangeWidth(p, m.End-m.Start),
+				fd := Finding{Range: rangeWidth(p, m.End-m.Start),
 					Message: fmt.Sprintf("comment holds %s, which the specification counts as a reference to arg %q even in a comment", c.text[m.Start:m.End], m.Name),
-					Fix:     fmt.Sprintf("write kit.args.%s without the ${{ }} in the comment, or remove it", m.Name)})
+					Fix:     fmt.Sprintf("write kit.args.%s without the ${{ }} in the comment, or remove it", m.Name)}
+				if e, ok := in.rangeEdit(fd.Range, c.text[m.Start:m.End], "kit.args."+m.Name); ok {
+					fd.Fixes = in.fix("write kit.args."+m.Name+" without the ${{ }}", true, e)
+				}
+				out = append(out, fd)
 			}
 		}
 		return out
@@ -417,10 +421,14 @@ var mixedSpecVocabulary = &Rule{
 				continue
 			}
 			want := vocabularies[ref].terms[indexOf(vocabularies[h.voc].terms, h.term)]
-			out = append(out, Finding{Range: rangeWidth(h.pos, len(h.term)),
+			fd := Finding{Range: rangeWidth(h.pos, len(h.term)),
 				Message: fmt.Sprintf("%q belongs to the %s vocabulary, but this kit is written in %s; they are different contracts, and a runtime understands only one",
 					h.term, vocabularies[h.voc].name, vocabularies[ref].name),
-				Fix: fmt.Sprintf("write %q", want)})
+				Fix: fmt.Sprintf("write %q", want)}
+			if e, ok := in.rangeEdit(fd.Range, h.term, want); ok {
+				fd.Fixes = in.fix(fmt.Sprintf("write %s for %s", want, h.term), false, e) // another contract: behaviour changes
+			}
+			out = append(out, fd)
 		}
 		return out
 	},

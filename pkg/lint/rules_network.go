@@ -29,6 +29,9 @@ var hostDockerInternal = &Rule{
 			f.Fix = fmt.Sprintf("write %q here; keep host.docker.internal only in the client URL", want)
 			if h.Value != h.Host {
 				f.Fix = fmt.Sprintf("make the entry resolve to %q (change the arg's default); keep host.docker.internal only in the client URL", want)
+			} else if e, ok := in.tree().replaceScalar(h.Field, want); ok {
+				// The old entry never matched: the rewrite makes a dead grant live.
+				f.Fixes = in.fix(fmt.Sprintf("write %s (grants %s, which the old entry never did)", want, want), false, e)
 			}
 			out = append(out, f)
 		}
@@ -43,6 +46,11 @@ var hostDockerInternal = &Rule{
 			f := in.at(d.Field, "credential %q injects into %s, which the sandbox proxy never matches: it sees the target rewritten to localhost, so the key is never injected",
 				d.Service, what)
 			f.Fix = "write domain: localhost (and allow localhost:<port> in every phase of the credential)"
+			if d.Value == d.Domain {
+				if e, ok := in.tree().replaceScalar(d.Field, "localhost"); ok {
+					f.Fixes = in.fix("write domain localhost (the key is then injected, which it never was)", false, e)
+				}
+			}
 			out = append(out, f)
 		}
 		return out

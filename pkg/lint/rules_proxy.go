@@ -72,14 +72,16 @@ var proxyEnvOverride = &Rule{
 			for _, v := range d.Vars() {
 				if v.Instruction == "ENV" && isProxyVar(v.Name) && !loopbackNoProxy(v.Name, v.Value) {
 					out = append(out, Finding{Range: v.NameRange,
-						Message: fmt.Sprintf("ENV %s sets the variable for every process in the sandbox; %s", v.Name, proxyWhy)})
+						Message: fmt.Sprintf("ENV %s sets the variable for every process in the sandbox; %s", v.Name, proxyWhy),
+						Fixes:   in.removeEnvInstruction(v)})
 				}
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(in.Kit.Descriptor.Args)) {
 			if a := in.Kit.Descriptor.Args[name]; isProxyVar(a.Env) {
-				out = append(out, in.at(fmt.Sprintf("args.%s.env", name),
-					"arg %q is exported as %s; %s", name, a.Env, proxyWhy))
+				f := in.at(fmt.Sprintf("args.%s.env", name), "arg %q is exported as %s; %s", name, a.Env, proxyWhy)
+				f.Fixes = in.removeArgEnv(name)
+				out = append(out, f)
 			}
 		}
 		seen := map[*Script]bool{}
@@ -90,7 +92,8 @@ var proxyEnvOverride = &Rule{
 			for _, a := range h.Script.Assignments() {
 				if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) && !loopbackNoProxyWord(a) {
 					out = append(out, Finding{Range: rangeWidth(h.Script.Pos(a.Pos), len(a.Name)),
-						Message: fmt.Sprintf("%s sets %s; %s", h.Label(), a.Name, proxyWhy)})
+						Message: fmt.Sprintf("%s sets %s; %s", h.Label(), a.Name, proxyWhy),
+						Fixes:   in.removeAssignmentLine(h.Script.Pos(a.Pos), a.Name)})
 				}
 			}
 		}
@@ -146,7 +149,8 @@ func proxyInFile(in *Input, f *LifecycleFile) []Finding {
 		for _, a := range f.Script.Assignments() {
 			if isProxyVar(a.Name) && a.HasValue && !proxySelfCopy(a) && !loopbackNoProxyWord(a) {
 				out = append(out, Finding{Range: rangeWidth(f.Script.Pos(a.Pos), len(a.Name)),
-					Message: fmt.Sprintf("file %s sets %s; every process that reads the file bypasses the sandbox proxy, so network policy and credential injection silently stop applying", f.Path, a.Name)})
+					Message: fmt.Sprintf("file %s sets %s; every process that reads the file bypasses the sandbox proxy, so network policy and credential injection silently stop applying", f.Path, a.Name),
+					Fixes:   in.removeAssignmentLine(f.Script.Pos(a.Pos), a.Name)})
 			}
 		}
 		return out

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -66,8 +67,12 @@ var yaml11Boolean = &Rule{
 			if !word {
 				continue
 			}
-			out = append(out, Finding{Range: r, Message: fmt.Sprintf("%s is written %s, a YAML 1.1 boolean that YAML 1.2 and JSON tools read as a string", f, text),
-				Fix: fmt.Sprintf("write %s: %t", f[strings.LastIndexByte(f, '.')+1:], b)})
+			fd := Finding{Range: r, Message: fmt.Sprintf("%s is written %s, a YAML 1.1 boolean that YAML 1.2 and JSON tools read as a string", f, text),
+				Fix: fmt.Sprintf("write %s: %t", f[strings.LastIndexByte(f, '.')+1:], b)}
+			if e, ok := in.rangeEdit(r, text, strconv.FormatBool(b)); ok {
+				fd.Fixes = in.fix(fmt.Sprintf("write %t for %s", b, text), true, e)
+			}
+			out = append(out, fd)
 		}
 		return out
 	},

@@ -42,6 +42,7 @@ type Option func(*options) error
 type options struct {
 	reg        *Registry
 	config     *Config
+	kitConfig  bool
 	enable     []string
 	disable    []string
 	registries RegistryHosts
@@ -121,10 +122,19 @@ func makeOptions(opts []Option) (*options, error) {
 			return nil, err
 		}
 	}
+	if o.kitConfig && o.config != nil {
+		return nil, ErrConfigConflict
+	}
+	return o, o.resolve()
+}
+
+// resolve fills in the defaults and checks the options against each other
+// and the configuration.
+func (o *options) resolve() error {
 	if o.reg == nil {
 		reg, err := defaultRegistry()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		o.reg = reg
 	}
@@ -134,18 +144,18 @@ func makeOptions(opts []Option) (*options, error) {
 			if o.config.Path != "" {
 				where += " " + o.config.Path
 			}
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
 	if err := checkSelection(o.reg, o.enable, o.disable, "--enable", "--disable"); err != nil {
-		return nil, err
+		return err
 	}
 	var configured RegistryHosts
 	if o.config != nil {
 		configured = o.config.Egress.Registries
 	}
 	o.inferred = resolveRegistries(configured, o.registries)
-	return o, nil
+	return nil
 }
 
 // enabled reports whether rule id runs: the explicit selection first, then
@@ -231,6 +241,14 @@ func Run(ctx context.Context, kits []*spec.Kit, opts ...Option) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if o.kitConfig {
+		return runKitConfigs(ctx, kits, o)
+	}
+	return run(ctx, kits, o)
+}
+
+// run lints kits under the resolved options o.
+func run(ctx context.Context, kits []*spec.Kit, o *options) (*Result, error) {
 	res := &Result{}
 	for _, r := range append(o.reg.Rules(), MetaRules()...) {
 		if o.enabled(r.ID) {
@@ -259,9 +277,14 @@ func Run(ctx context.Context, kits []*spec.Kit, opts ...Option) (*Result, error)
 // suppressions: it returns the findings that stand and those a suppression
 // silenced.
 func lintKit(k *spec.Kit, o *options, rules []*Rule) (found, suppressed []*Finding) {
-	raw := specFindings(k)
+	var in *Input
 	if k.Descriptor != nil {
-		in := NewInput(k)
+		in = NewInput(k)
+	} else {
+		in = &Input{Kit: k, sources: k.SourceFiles(), cached: map[string]bool{}}
+	}
+	raw := specFindings(k, in)
+	if k.Descriptor != nil {
 		in.registries = o.inferred
 		for _, r := range rules {
 			if r.Check == nil {
@@ -309,8 +332,9 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) (found, suppressed []*Findi
 	return out, suppressed
 }
 
-// specFindings reports the kit's specification errors and warnings.
-func specFindings(k *spec.Kit) []*Finding {
+// specFindings reports the kit's specification errors and warnings, with
+// the fixes they propose.
+func specFindings(k *spec.Kit, in *Input) []*Finding {
 	var out []*Finding
 	rep := k.Validate()
 	for _, list := range []struct {
@@ -322,7 +346,7 @@ func specFindings(k *spec.Kit) []*Finding {
 			if r.Start.File == "" {
 				r.Start.File = k.Path
 			}
-			out = append(out, &Finding{RuleID: SpecPrefix + e.Code, Severity: list.sev, Range: r, Message: e.Msg})
+			out = append(out, &Finding{RuleID: SpecPrefix + e.Code, Severity: list.sev, Range: r, Message: e.Msg, Fixes: in.specFix(e)})
 		}
 	}
 	return out
@@ -353,7 +377,7 @@ func suppressionFindings(s *suppression, k *spec.Kit, o *options) []*Finding {
 			msg = fmt.Sprintf("kitsmith:ignore names %s %q, so it silences nothing%s", ErrUnknownRule, id, suggestRule(o.reg, id))
 		}
 		out = append(out, &Finding{RuleID: UnusedSuppression.ID, Severity: o.config.severity(UnusedSuppression.ID, UnusedSuppression.Severity),
-			Range: rng, Message: msg, Fix: UnusedSuppression.Fix, Kit: k.Path})
+			Range: rng, Message: msg, Fix: UnusedSuppression.Fix, Kit: k.Path, Fixes: suppressionFix(k, s)})
 	}
 	return out
 }

@@ -59,6 +59,7 @@ func (m *migrator) capabilities(b *block) {
 	}
 	m.cur = nil
 	m.sessions(len(b.order))
+	m.coverInjects()
 	m.sortCaps()
 	m.cur = nil
 }
@@ -100,9 +101,11 @@ func (m *migrator) security(p pair, order int) {
 	}
 }
 
-// permissions maps permissions.network to network-policy@1: every entry
-// verbatim into runtime, and into install too when the kit has install
-// hooks (a tool cannot tell which hook reaches which host).
+// permissions maps permissions.network to network-policy@1: allow
+// entries verbatim into runtime, and into install too when the kit has
+// install hooks (a tool cannot tell which hook reaches which host); deny
+// entries into both phases always, since v2 had one list for everything
+// and a deny only narrows.
 func (m *migrator) permissions(p pair, order int) {
 	b := m.mapping(p.val, "permissions", "network")
 	if b == nil {
@@ -116,25 +119,59 @@ func (m *migrator) permissions(p pair, order int) {
 	if nb == nil {
 		return
 	}
-	rules := mapNode()
+	install, runtime := mapNode(), mapNode()
+	var dropped []unenforced
 	for _, r := range nb.order {
 		f := join("permissions.network", r.key.Value)
-		if _, ok := m.strs(r.val, f); ok && len(r.val.Content) > 0 {
-			rules.Content = append(rules.Content, r.key, r.val)
+		v := deref(r.val)
+		if _, ok := m.strs(v, f); !ok || len(v.Content) == 0 {
+			continue
+		}
+		list := *v
+		list.Content, list.Anchor = nil, "" // an alias is written out (inlineAliases)
+		for i, e := range v.Content {
+			if why := v2Unenforced(m.withArgDefaults(deref(e).Value)); why != "" {
+				dropped = append(dropped, unenforced{node: e, field: index(f, i), list: r.key.Value, why: why})
+				continue
+			}
+			list.Content = append(list.Content, asString(e))
+		}
+		if len(list.Content) == 0 {
+			continue
+		}
+		runtime.Content = append(runtime.Content, r.key, &list)
+		if r.key.Value == "allow" {
+			m.allow["runtime"] = &list
+		}
+		if r.key.Value == "deny" || m.hasInstall {
+			c := clone(&list)
+			install.Content = append(install.Content, scalar(r.key.Value), c)
+			if r.key.Value == "allow" {
+				m.allow["install"] = c
+			}
 		}
 	}
-	if len(rules.Content) == 0 {
+	if len(runtime.Content) == 0 {
+		m.cur = nil
+		m.reportUnenforced(dropped)
 		return
 	}
 	item := m.entry(order, spec.TypeNetworkPolicy, p.key)
+	m.reportUnenforced(dropped)
 	takeComments(item, np.key)
 	cfg := mapNode()
-	if m.hasInstall {
-		add(cfg, "install", clone(rules))
+	switch {
+	case m.hasInstall:
 		m.note(np.key, "permissions.network", "network-phases",
 			"every entry went into both install and runtime, as v2 allowed it in both; narrowing a phase to the hosts its hooks reach is a human's call")
+	case lookup(install, "deny") != nil:
+		m.note(np.key, "permissions.network", "network-deny-phases",
+			"the deny entries went into install and runtime: v2 denied them everywhere, install hooks of the kits composed with this one included")
 	}
-	add(cfg, "runtime", rules)
+	if len(install.Content) > 0 {
+		add(cfg, "install", install)
+	}
+	add(cfg, "runtime", runtime)
 	add(item, "config", cfg)
 }
 
@@ -166,12 +203,14 @@ func (m *migrator) credentials(p pair, order int) {
 			}
 		}
 		cfg := mapNode()
+		ref := credRef{v2: c, field: f}
 		for _, e := range b.order {
 			switch e.key.Value {
 			case "service":
 				if _, ok := m.str(e.val, join(f, "service")); ok {
 					cfg.Content = append(cfg.Content, e.key, e.val)
-					add(cfg, "phase", scalar("runtime"))
+					ref.phase = scalar("runtime")
+					add(cfg, "phase", ref.phase)
 				}
 			case "provider":
 				m.action(e.key, join(f, "provider"), "credential-provider",
@@ -179,6 +218,7 @@ func (m *migrator) credentials(p pair, order int) {
 			case "apiKey":
 				if v := m.apiKey(e.val, join(f, "apiKey")); v != nil {
 					cfg.Content = append(cfg.Content, e.key, v)
+					ref.name, ref.injects = apiKeyParts(v)
 				}
 			case "oauth":
 				if v := m.oauth(e.val, join(f, "oauth")); v != nil {
@@ -187,8 +227,8 @@ func (m *migrator) credentials(p pair, order int) {
 			}
 		}
 		add(item, "config", cfg)
-		if m.hasInstall {
-			m.note(c, f, "credential-phase", "the credential is available at runtime only; if an install hook needs it, add install to its phase")
+		if ref.phase != nil {
+			m.creds = append(m.creds, ref)
 		}
 	}
 }

@@ -81,6 +81,15 @@ func (m *migrator) ports(p pair, order int) {
 		if b == nil {
 			continue
 		}
+		if pp, ok := b.get("protocol"); ok {
+			v, ok := m.str(pp.val, join(f, "protocol"))
+			if lower := strings.ToLower(v); !ok || v != "" && lower != "tcp" && lower != "udp" {
+				if ok {
+					m.invalid(pp.val, join(f, "protocol"), `must be "", "tcp" or "udp"; the port`)
+				}
+				continue // v2 refused the kit for it: grant nothing
+			}
+		}
 		item := m.entry(order, spec.TypePort, nil)
 		if i == 0 {
 			takeComments(item, p.key)
@@ -90,8 +99,12 @@ func (m *migrator) ports(p pair, order int) {
 		for _, e := range b.order {
 			switch e.key.Value {
 			case "protocol":
-				if e.val.Value != "" {
-					cfg.Content = append(cfg.Content, rekey(e.key, "transport"), e.val)
+				v := deref(e.val).Value // checked above
+				if lower := strings.ToLower(v); v != "" {
+					cfg.Content = append(cfg.Content, rekey(e.key, "transport"), withComments(scalar(lower), e.val))
+					if lower != v {
+						m.note(e.val, join(f, "protocol"), "port-protocol-case", "became transport: "+lower+" (v3 spells it in lower case)")
+					}
 				}
 			default:
 				cfg.Content = append(cfg.Content, e.key, e.val)
@@ -109,6 +122,12 @@ func (m *migrator) volumes(p pair, order int) {
 		if b == nil {
 			continue
 		}
+		if tp, ok := b.get("type"); ok {
+			if v := deref(tp.val); v.Kind != yaml.ScalarNode || v.Value != "" && v.Value != "tmpfs" {
+				m.invalid(tp.val, join(f, "type"), `must be "" or "tmpfs"; the volume`)
+				continue // v2 refused the kit for it: grant nothing
+			}
+		}
 		item := m.entry(order, spec.TypeVolume, nil)
 		if i == 0 {
 			takeComments(item, p.key)
@@ -120,12 +139,8 @@ func (m *migrator) volumes(p pair, order int) {
 				cfg.Content = append(cfg.Content, e.key, e.val)
 				continue
 			}
-			switch e.val.Value {
-			case "":
-			case "tmpfs":
+			if deref(e.val).Value == "tmpfs" {
 				cfg.Content = append(cfg.Content, rekey(e.key, "tmpfs"), withComments(boolNode(true), e.val))
-			default:
-				m.invalid(e.val, join(f, "type"), `must be "" or "tmpfs"`)
 			}
 		}
 		if !b.has("size") {

@@ -1,7 +1,6 @@
 package migrate
 
 import (
-	"io/fs"
 	"path"
 	"regexp"
 	"strings"
@@ -98,12 +97,12 @@ func (m *migrator) prepare(b *block) {
 		m.workload = true
 	}
 	m.recipe.mixin = !m.workload
-	if _, err := fs.Stat(m.fsys, path.Join(m.dir, "Dockerfile")); err == nil && !m.workload {
+	if _, err := m.kfs.lstat("Dockerfile"); err == nil && !m.workload {
 		m.notes = append(m.notes, Note{Pos: spec.Pos{File: path.Join(m.display, "Dockerfile")}, Code: "dockerfile-mixin",
 			Message: "v2 mixins carried no content, so this Dockerfile was not used; a v3 mixin may ship an overlay recipe: move what its install hooks fetch into one if that suits"})
 	}
 	if s := b.val("setup"); s != nil {
-		if in := lookup(s, "install"); in != nil && in.Kind == yaml.SequenceNode && len(in.Content) > 0 {
+		if in := deref(lookup(s, "install")); in != nil && in.Kind == yaml.SequenceNode && len(in.Content) > 0 {
 			m.hasInstall = true
 		}
 	}

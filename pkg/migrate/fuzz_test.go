@@ -13,8 +13,10 @@ import (
 )
 
 // FuzzMigrate feeds arbitrary v2 descriptors, seeded from the golden
-// cases: Migrate either refuses the input as not v2, or returns a
-// descriptor whose first line is the v3 syntax line and that parses.
+// cases (and testdata/fuzz/FuzzMigrate): Migrate either refuses the input
+// as not v2, or returns a descriptor whose first line is the v3 syntax
+// line, that is YAML and parses, and that, composed with the contexts of
+// TestNeverWiderThanV2, never grants more than the v2 kit did.
 func FuzzMigrate(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "*", "v2", SpecFile))
 	for _, s := range seeds {
@@ -40,5 +42,6 @@ func FuzzMigrate(f *testing.F) {
 		if _, err := spec.Parse(d.Name, d.Data); err != nil {
 			t.Fatalf("the descriptor does not parse: %v\n%s", err, d.Data)
 		}
+		checkNeverWider(t, res, src)
 	})
 }

@@ -75,3 +75,27 @@ func specFindings(errs spec.Errors) []jsonFinding {
 	}
 	return out
 }
+
+// jsonError is the designed shape of the JSON document of a migration that
+// failed (exit 2): what was being migrated and why it stopped.
+type jsonError struct {
+	FormatVersion int           `json:"formatVersion"`
+	Kit           string        `json:"kit"`
+	Error         jsonErrorBody `json:"error"`
+}
+
+type jsonErrorBody struct {
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// WriteJSONError writes a migration that could not run (the kit cannot be
+// read, is not v2, a file is in the way) as one JSON document
+// (formatVersion ReportFormatVersion): {"formatVersion", "kit", "error":
+// {"message", "hint"}}, so a script reading --format json output always
+// gets a document. kit is the v2 kit as named; hint may be empty.
+func WriteJSONError(w io.Writer, kit, message, hint string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(jsonError{FormatVersion: ReportFormatVersion, Kit: kit, Error: jsonErrorBody{Message: message, Hint: hint}})
+}

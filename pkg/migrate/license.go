@@ -1,8 +1,6 @@
 package migrate
 
 import (
-	"io/fs"
-	"path"
 	"strings"
 )
 
@@ -29,8 +27,12 @@ var licenseMarks = []struct {
 // texts are not guessed: the text does not say "only" or "or later".
 func (m *migrator) license() (id, file string) {
 	for _, name := range licenseFiles {
-		b, err := fs.ReadFile(m.fsys, path.Join(m.dir, name))
+		b, err := m.kfs.readOptional(name)
 		if err != nil {
+			m.fail(err)
+			return "", ""
+		}
+		if b == nil {
 			continue
 		}
 		text := strings.Join(strings.Fields(strings.ToLower(string(b))), " ")

@@ -19,13 +19,22 @@ const SpecFile = "spec.yaml"
 // not "2", or it is not a YAML mapping).
 var ErrNotV2 = errors.New("not a v2 kit")
 
+// ErrV1 reports a v1 kit (schemaVersion "1"); it is also ErrNotV2.
+var ErrV1 = fmt.Errorf("%w: it is a v1 kit (schemaVersion \"1\"), which kitsmith migrate does not read; move it to v2 first (sbx-kits-contrib's v1 → v2 migration), then to v3", ErrNotV2)
+
 // File is one generated v3 source file.
 type File struct {
 	// Name is the file's path relative to the output directory, e.g.
 	// "claude.yaml".
 	Name string
-	// Data is the file's content.
+	// Data is the file's content; nil for a symbolic link.
 	Data []byte
+	// Mode is the file's permission bits: zero for a generated file
+	// (written 0644), the v2 file's own bits for a carried one.
+	Mode fs.FileMode
+	// Link is a carried symbolic link's target, as written in the v2 kit
+	// (it resolves inside the kit); "" for a file.
+	Link string
 }
 
 // Result is the outcome of a migration.
@@ -40,6 +49,10 @@ type Result struct {
 	// the generated recipe reads (the files/home tree). They must sit
 	// beside the output; the output directory is the build context.
 	Carried []string
+	// CarriedFiles are the files under Carried, as read from the v2 kit
+	// (links that stay in the kit kept as links), for a caller that writes
+	// the output elsewhere.
+	CarriedFiles []File
 	// Notes are what a person should know or do, sorted by v2 position.
 	Notes []Note
 	// Validation is the specification's verdict on the generated kit.
@@ -122,18 +135,30 @@ func makeOptions(dir string, opts []Option) (*options, error) {
 // the result. It writes nothing. It fails when the kit cannot be read, is
 // not a v2 kit (ErrNotV2), or ctx is done; problems inside the kit are
 // Notes.
+//
+// It reads nothing outside dir: a symbolic link that resolves outside it
+// is a *LinkError naming the link (fsys should confine names as well, as
+// an os.Root's file system does); links inside it are followed, and the
+// ones carried along are kept as links. It reads regular files only (a
+// FIFO or device is spec.ErrNotRegular, refused without being opened),
+// each at most 8 MiB (spec.ErrFileTooLarge) and all together at most
+// 64 MiB (ErrKitTooLarge), and stops with ctx.
 func Migrate(ctx context.Context, fsys fs.FS, dir string, opts ...Option) (*Result, error) {
 	o, err := makeOptions(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	src, err := fs.ReadFile(fsys, path.Join(dir, SpecFile))
+	kfs := &kitFS{ctx: ctx, fsys: fsys, dir: path.Clean(dir), display: o.displayDir}
+	src, err := kfs.read(SpecFile)
 	if err != nil {
-		return nil, fmt.Errorf("reading v2 kit %s: %w", dir, err)
+		return nil, fmt.Errorf("reading v2 kit %s: %w", o.displayDir, err)
 	}
-	m := newMigrator(fsys, dir, o.displayDir)
+	m := newMigrator(kfs)
 	if err := m.run(src); err != nil {
 		return nil, fmt.Errorf("migrating %s: %w", path.Join(o.displayDir, SpecFile), err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	res := m.result()
 	if err := check(ctx, res, o); err != nil {
@@ -145,6 +170,12 @@ func Migrate(ctx context.Context, fsys fs.FS, dir string, opts ...Option) (*Resu
 // check loads the generated files as a kit and validates and lints them.
 func check(ctx context.Context, res *Result, o *options) error {
 	mem := fstest.MapFS{}
+	for _, f := range res.CarriedFiles { // lint reads the scripts the recipe copies
+		mem[f.Name] = &fstest.MapFile{Data: f.Data, Mode: f.Mode}
+		if f.Link != "" {
+			mem[f.Name] = &fstest.MapFile{Data: []byte(f.Link), Mode: fs.ModeSymlink | 0o777}
+		}
+	}
 	for _, f := range res.Files {
 		mem[f.Name] = &fstest.MapFile{Data: f.Data, Mode: 0o644}
 	}

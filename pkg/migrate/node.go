@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -179,13 +180,14 @@ func rekey(k *yaml.Node, name string) *yaml.Node {
 	return &c
 }
 
-// clone deep-copies n without comments.
+// clone deep-copies n without comments or anchors.
 func clone(n *yaml.Node) *yaml.Node {
 	if n == nil {
 		return nil
 	}
 	c := *n
 	c.HeadComment, c.LineComment, c.FootComment = "", "", ""
+	c.Anchor = ""
 	c.Content = make([]*yaml.Node, len(n.Content))
 	for i, x := range n.Content {
 		c.Content[i] = clone(x)
@@ -224,4 +226,82 @@ func joinComments(a, b string) string {
 		return a
 	}
 	return strings.TrimRight(a, "\n") + "\n" + b
+}
+
+// maxInlined bounds the nodes inlineAliases writes out in full.
+const maxInlined = 100_000
+
+// ErrAliasExpansion reports aliases that would expand past what Migrate
+// writes out (100,000 nodes).
+var ErrAliasExpansion = errors.New("the v2 document's aliases expand to too much")
+
+// inlineAliases writes out in full every alias of doc whose anchor the
+// output does not define before it: an anchor under a dropped field, or
+// one the mapping moved after its alias. A kept anchor and its aliases
+// stay as the author wrote them.
+func inlineAliases(doc *yaml.Node) error {
+	seen := map[*yaml.Node]bool{}
+	budget := maxInlined
+	var walk func(n *yaml.Node) error
+	walk = func(n *yaml.Node) error {
+		if n.Kind == yaml.AliasNode {
+			if n.Alias != nil && seen[n.Alias] {
+				return nil
+			}
+			target := deref(n)
+			if target == nil {
+				return nil
+			}
+			full, err := expand(target, &budget)
+			if err != nil {
+				return err
+			}
+			head, line, foot := n.HeadComment, n.LineComment, n.FootComment
+			*n = *full
+			n.HeadComment, n.LineComment, n.FootComment = head, line, foot
+			return nil
+		}
+		if n.Anchor != "" {
+			seen[n] = true
+		}
+		for _, c := range n.Content {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(doc)
+}
+
+// expand deep-copies n with its aliases resolved and its anchors dropped,
+// within budget nodes.
+func expand(n *yaml.Node, budget *int) (*yaml.Node, error) {
+	n = deref(n)
+	if *budget--; *budget < 0 {
+		return nil, ErrAliasExpansion
+	}
+	c := *n
+	c.Anchor = ""
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		e, err := expand(x, budget)
+		if err != nil {
+			return nil, err
+		}
+		c.Content[i] = e
+	}
+	return &c, nil
+}
+
+// asString returns the scalar n as a string node: v2 read every scalar
+// into its string fields (0 is the host "0"), while v3's schema types
+// them, so a scalar that YAML would read as a number or bool is quoted.
+func asString(n *yaml.Node) *yaml.Node {
+	d := deref(n)
+	if d.Tag == "!!str" && n.Kind != yaml.AliasNode {
+		return n
+	}
+	out := withComments(quoted(d.Value), n)
+	return out
 }

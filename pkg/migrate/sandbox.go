@@ -3,14 +3,17 @@ package migrate
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
 	"gopkg.in/yaml.v3"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -117,10 +120,14 @@ func (m *migrator) loadDockerfile(name string, key *yaml.Node) {
 		m.action(key, "sandbox.build.dockerfile", "build-dockerfile", "names a file outside the kit; the v3 recipe must be inside it")
 		return
 	}
-	text, err := fs.ReadFile(m.fsys, path.Join(m.dir, clean))
-	if err != nil {
+	text, err := m.kfs.readOptional(clean)
+	switch {
+	case err != nil:
+		m.fail(err)
+		return
+	case text == nil:
 		if key != nil {
-			m.action(key, "sandbox.build.dockerfile", "build-dockerfile", "names a file that cannot be read: "+err.Error())
+			m.action(key, "sandbox.build.dockerfile", "build-dockerfile", "names a file the kit does not have")
 		}
 		return
 	}
@@ -282,111 +289,122 @@ func (m *migrator) exportArg(name, variable string) bool {
 }
 
 // filesTree maps the v2 files/ tree: files/home to a COPY into
-// /home/agent, files/workspace to lifecycle files in the workspace.
+// /home/agent (the files are carried along, see carry), files/workspace
+// to lifecycle files in the workspace.
 func (m *migrator) filesTree() {
-	root := path.Join(m.dir, "files")
-	if _, err := fs.Stat(m.fsys, root); err != nil {
+	real, _, err := m.kfs.resolve("files")
+	if err != nil {
+		m.fail(err)
+		return
+	}
+	entries, err := fs.ReadDir(m.kfs.fsys, path.Join(m.kfs.dir, real))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			m.fail(fmt.Errorf("reading %s: %w", m.kfs.displayPath("files"), err))
+		}
 		return
 	}
 	m.cur = nil
-	_ = fs.WalkDir(m.fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == root {
-			return nil
-		}
-		rel := strings.TrimPrefix(p, root+"/")
-		top, rest, _ := strings.Cut(rel, "/")
-		display := path.Join(m.display, "files", rel)
-		switch {
-		case top == "home":
-			m.homeFile(p, rel, d)
-		case top == "workspace" && !d.IsDir():
-			m.workspaceFile(p, rest, display, d)
-		case top != "home" && top != "workspace":
-			m.notes = append(m.notes, Note{Pos: spec.Pos{File: display}, Code: "files-ignored",
-				Message: "v2 ignored files outside files/home and files/workspace; not carried over"})
-			if d.IsDir() {
-				return fs.SkipDir
+	for _, e := range entries {
+		rel := path.Join("files", e.Name())
+		switch e.Name() {
+		case "home":
+			m.homeTree()
+		case "workspace":
+			if err := m.kfs.walk(rel, m.workspaceFile); err != nil {
+				m.fail(err)
 			}
+		default:
+			m.notes = append(m.notes, Note{Pos: spec.Pos{File: m.kfs.displayPath(rel)}, Code: "files-ignored",
+				Message: "v2 ignored files outside files/home and files/workspace; not carried over"})
 		}
+	}
+}
+
+func (m *migrator) homeTree() {
+	m.recipe.copyHome = true
+	m.carried = append(m.carried, "files/home")
+	if !m.workload {
+		m.recipe.mixin = true
+		m.notes = append(m.notes, Note{Pos: spec.Pos{File: m.kfs.displayPath("files/home")}, Code: "files-home-overlay",
+			Message: "files/home became part of the mixin's overlay, under a root-owned /home and a /home/agent owned by uid 1000"})
+	}
+}
+
+func (m *migrator) workspaceFile(e kitEntry) error {
+	rel := strings.TrimPrefix(e.name, "files/workspace/")
+	display := m.kfs.displayPath(e.name)
+	switch {
+	case e.link != "":
+		m.notes = append(m.notes, Note{Pos: spec.Pos{File: display}, Code: "files-workspace-link", Action: true,
+			Message: "a symbolic link (to " + e.link + ") cannot be a lifecycle file: create it from a startup hook (ln -s)"})
 		return nil
-	})
-}
-
-func (m *migrator) homeFile(p, rel string, d fs.DirEntry) {
-	if !m.recipe.copyHome {
-		m.recipe.copyHome = true
-		m.carried = append(m.carried, "files/home")
-		if !m.workload {
-			m.recipe.mixin = true
-			m.notes = append(m.notes, Note{Pos: spec.Pos{File: path.Join(m.display, "files", "home")}, Code: "files-home-overlay",
-				Message: "files/home became part of the mixin's overlay, under a root-owned /home and a /home/agent owned by uid 1000"})
-		}
-	}
-	if d.IsDir() {
-		return
-	}
-	if b, err := fs.ReadFile(m.fsys, p); err == nil && bytes.Contains(b, []byte("${{")) {
-		m.notes = append(m.notes, Note{Pos: spec.Pos{File: path.Join(m.display, "files", rel)}, Code: "files-arg-ref", Action: true,
-			Message: "v2 expanded kit arg references in files/, a recipe COPY does not: make it a lifecycle file (whose content is expanded) or a build arg"})
-	}
-}
-
-func (m *migrator) workspaceFile(p, rel, display string, d fs.DirEntry) {
-	b, err := fs.ReadFile(m.fsys, p)
-	if err != nil || !utf8.Valid(b) || len(b) > maxInlineFile {
+	case !utf8.Valid(e.data) || len(e.data) > maxInlineFile:
 		m.notes = append(m.notes, Note{Pos: spec.Pos{File: display}, Code: "files-workspace", Action: true,
 			Message: "a workspace file that is not small UTF-8 text cannot be a lifecycle file: write it from a startup hook"})
-		return
+		return nil
 	}
 	item := mapNode()
 	add(item, "path", scalar(workspaceRef+"/"+rel))
-	content := scalar(string(b))
-	if strings.Contains(string(b), "\n") {
+	content := scalar(string(e.data))
+	if strings.Contains(string(e.data), "\n") {
 		content.Style = yaml.LiteralStyle
 	}
 	add(item, "content", content)
-	if info, err := d.Info(); err == nil && info.Mode().Perm()&0o111 != 0 {
+	if e.mode&0o111 != 0 {
 		add(item, "mode", quoted("0755"))
 	}
-	comment(item, "from "+path.Join("files", "workspace", rel))
+	comment(item, "from "+e.name)
 	m.workspaceFiles = append(m.workspaceFiles, item)
+	return nil
 }
-
-var copyLine = regexp.MustCompile(`(?i)^\s*(COPY|ADD)\s+(.*)$`)
 
 // carryContext adds to Carried the files the v2 Dockerfile's COPY and ADD
 // instructions read from the kit directory (the build context), so an
-// output written elsewhere still builds.
+// output written elsewhere still builds, and makes each source outside
+// the kit an action: the v3 build context is the kit directory, and a
+// build never leaves it (BuildKit reads ../x and /etc/x inside it).
 func (m *migrator) carryContext() {
 	if m.recipe.base == nil {
 		return
 	}
-	sc := bufio.NewScanner(bytes.NewReader(m.recipe.base))
-	for sc.Scan() {
-		g := copyLine.FindStringSubmatch(sc.Text())
-		if g == nil || strings.HasPrefix(strings.TrimSpace(g[2]), "[") {
+	parsed, err := parser.Parse(bytes.NewReader(m.recipe.base))
+	if err != nil {
+		return // validation and lint of the result report the recipe's syntax
+	}
+	for _, n := range parsed.AST.Children {
+		kw := strings.ToLower(n.Value)
+		if kw != "copy" && kw != "add" || len(n.Heredocs) > 0 || slices.ContainsFunc(n.Flags, func(f string) bool { return strings.HasPrefix(f, "--from") }) {
 			continue
 		}
 		var args []string
-		from := false
-		for _, f := range strings.Fields(g[2]) {
-			if strings.HasPrefix(f, "--") {
-				from = from || strings.HasPrefix(f, "--from")
-				continue
-			}
-			args = append(args, f)
+		for a := n.Next; a != nil; a = a.Next {
+			args = append(args, a.Value)
 		}
-		if from || len(args) < 2 {
+		if len(args) < 2 {
 			continue
 		}
 		for _, src := range args[:len(args)-1] {
 			clean := path.Clean(src)
-			if strings.Contains(src, "://") || path.IsAbs(clean) || strings.HasPrefix(clean, "..") || clean == "." {
-				continue
-			}
-			if _, err := fs.Stat(m.fsys, path.Join(m.dir, clean)); err == nil && !slices.Contains(m.carried, clean) {
-				m.carried = append(m.carried, clean)
+			switch {
+			case strings.Contains(src, "://") || kw == "add" && strings.HasPrefix(src, "git@") || strings.Contains(src, "$"):
+			case path.IsAbs(src) || clean == ".." || strings.HasPrefix(clean, "../"):
+				m.outsideSource(strings.ToUpper(kw), src, n.StartLine)
+			case clean == ".":
+			default:
+				if _, err := m.kfs.lstat(clean); err == nil && !slices.Contains(m.carried, clean) {
+					m.carried = append(m.carried, clean)
+				}
 			}
 		}
 	}
+}
+
+// outsideSource reports a COPY or ADD source outside the kit.
+func (m *migrator) outsideSource(kw, src string, line int) {
+	msg := fmt.Sprintf("%s %s names a file outside the kit; the v3 build context is the kit directory and a build never leaves it "+
+		"(it reads the path inside the kit instead): move the file into the kit and fix the source", kw, src)
+	m.notes = append(m.notes, Note{Pos: spec.Pos{File: m.kfs.displayPath(m.recipe.baseName), Line: line, Col: 1},
+		Code: "recipe-source-outside", Action: true, Message: msg})
+	m.recipe.comments = append(m.recipe.comments, fmt.Sprintf("%s recipe-source-outside (%s:%d): %s", CommentMarker, m.recipe.baseName, line, msg))
 }

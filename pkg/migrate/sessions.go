@@ -1,7 +1,6 @@
 package migrate
 
 import (
-	"io/fs"
 	"path"
 
 	"gopkg.in/yaml.v3"
@@ -21,8 +20,12 @@ func (m *migrator) sessions(order int) {
 	if !m.workload {
 		return
 	}
-	src, err := fs.ReadFile(m.fsys, path.Join(m.dir, tckFile))
+	src, err := m.kfs.readOptional(tckFile)
 	if err != nil {
+		m.fail(err)
+		return
+	}
+	if src == nil {
 		return
 	}
 	display := path.Join(m.display, tckFile)

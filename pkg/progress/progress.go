@@ -1,24 +1,26 @@
 // Package progress is the one shape of progress kitsmith's long operations
 // report: build, sign and publish send Events on a caller's channel, and the
-// command renders them once, through BuildKit's progressui.
+// command renders them once.
 //
-// It is a leaf: it imports no other kitsmith package, so every package that
-// does long work can report through it without depending on another.
+// It is a leaf: it imports no other kitsmith package and no build system,
+// so every package that does long work can report through it without
+// depending on another (signing does not link BuildKit). Its Status and
+// Vertex types are kitsmith's own; pkg/build converts BuildKit's progress
+// into them, and cmd/kitsmith renders them through BuildKit's progressui.
 package progress
 
 import (
 	"context"
 	"time"
 
-	"github.com/moby/buildkit/client"
 	digest "github.com/opencontainers/go-digest"
 )
 
 // Event is one progress update. Exactly one of Status and Step is set.
 type Event struct {
-	// Status is BuildKit's own progress (vertexes, statuses, logs,
+	// Status is a build system's own progress (vertexes, statuses, logs,
 	// warnings) for the part of a build that runs in the daemon.
-	Status *client.SolveStatus
+	Status *Status
 	// Step is one of kitsmith's own steps (publishing the descriptor,
 	// checking, pushing, signing): first sent when it starts, again when it
 	// completes.
@@ -40,24 +42,87 @@ type Step struct {
 	Err string
 }
 
-// SolveStatus returns the event as BuildKit progress, so that a progressui
-// display renders kitsmith's steps beside BuildKit's vertexes.
-func (e Event) SolveStatus() *client.SolveStatus {
-	if e.Status != nil {
-		return e.Status
-	}
-	if e.Step == nil {
-		return &client.SolveStatus{}
-	}
-	s := e.Step
-	started := s.Started
-	v := &client.Vertex{Digest: digest.FromString("kitsmith:" + s.ID), Name: s.Name, Started: &started, Error: s.Err}
-	if !s.Completed.IsZero() {
-		completed := s.Completed
-		v.Completed = &completed
-	}
-	return &client.SolveStatus{Vertexes: []*client.Vertex{v}}
+// Status is a build daemon's progress update: the vertexes (operations)
+// of its build graph that changed, their progress, their output and the
+// warnings they raised. It carries what BuildKit's client.SolveStatus
+// carries for display, without the LLB definition of a warning's source.
+type Status struct {
+	Vertexes []*Vertex
+	Statuses []*VertexStatus
+	Logs     []*VertexLog
+	Warnings []*VertexWarning
 }
+
+// Vertex is one operation of a build graph.
+type Vertex struct {
+	// Digest identifies the vertex; Inputs are the vertexes it depends on.
+	Digest digest.Digest
+	Inputs []digest.Digest
+	// Name is what it does, as the daemon names it.
+	Name string
+	// Started and Completed are nil until it started, or completed.
+	Started, Completed *time.Time
+	// Cached reports a result taken from the cache.
+	Cached bool
+	// Error is why it failed, or "".
+	Error string
+	// Group gathers vertexes displayed as one; nil for none.
+	Group *Group
+}
+
+// Group is a display group of vertexes.
+type Group struct {
+	ID, Name string
+	// Weak groups are shown as their members when those run apart.
+	Weak bool
+}
+
+// VertexStatus is the progress of one task of a vertex (a layer pulled, a
+// file copied).
+type VertexStatus struct {
+	ID     string
+	Vertex digest.Digest
+	Name   string
+	// Current of Total units (bytes, usually); Total is 0 when unknown.
+	Total, Current int64
+	Timestamp      time.Time
+	// Started and Completed are nil until it started, or completed.
+	Started, Completed *time.Time
+}
+
+// VertexLog is output a vertex wrote: Stream 1 is stdout, 2 stderr.
+type VertexLog struct {
+	Vertex    digest.Digest
+	Stream    int
+	Data      []byte
+	Timestamp time.Time
+}
+
+// VertexWarning is a warning a vertex raised.
+type VertexWarning struct {
+	Vertex digest.Digest
+	Level  int
+	Short  []byte
+	Detail [][]byte
+	URL    string
+	// Source is the file the warning is about, nil for none; Ranges are
+	// where in it.
+	Source *Source
+	Ranges []Range
+}
+
+// Source is a file a build reads, as a warning quotes it.
+type Source struct {
+	Filename string
+	Data     []byte
+	Language string
+}
+
+// Range is a span of a Source, from Start to End.
+type Range struct{ Start, End Position }
+
+// Position is a line and column (character) in a Source.
+type Position struct{ Line, Character int32 }
 
 // Reporter sends events to a caller's channel without blocking past the
 // context. The zero Reporter (nil channel) drops every event.
@@ -99,21 +164,5 @@ func (r Reporter) Step(ctx context.Context, id, name string) func(error) {
 			done.Err = err.Error()
 		}
 		r.Send(ctx, Event{Step: &done})
-	}
-}
-
-// Forward relays BuildKit progress from ch until it is closed, or until
-// returned is closed (the solver returned without closing ch).
-func (r Reporter) Forward(ctx context.Context, ch <-chan *client.SolveStatus, returned <-chan struct{}) {
-	for {
-		select {
-		case s, ok := <-ch:
-			if !ok {
-				return
-			}
-			r.Send(ctx, Event{Status: s})
-		case <-returned:
-			return
-		}
 	}
 }

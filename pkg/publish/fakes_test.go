@@ -124,9 +124,27 @@ func (f *fakeRegistry) Head(_ context.Context, ref string) (v1.Descriptor, error
 	return d, nil
 }
 
-func (f *fakeRegistry) Store(_ context.Context, ref string) (sign.ReferrerStore, error) {
-	return &fakeStore{r: f}, nil
+// Target opens the fake target of ref: the registry's Push, Tag and Head
+// for ref, and a fakeStore.
+func (f *fakeRegistry) Target(_ context.Context, ref string) (artifact.Target, error) {
+	return &fakeTarget{fakeStore: &fakeStore{r: f}, ref: ref}, nil
 }
+
+// fakeTarget is one reference of the fake registry.
+type fakeTarget struct {
+	*fakeStore
+	ref string
+}
+
+var _ artifact.Target = (*fakeTarget)(nil)
+
+func (t *fakeTarget) Push(ctx context.Context, a *artifact.Artifact) (v1.Descriptor, error) {
+	return t.r.Push(ctx, a, t.ref)
+}
+
+func (t *fakeTarget) Tag(ctx context.Context, d v1.Descriptor) error { return t.r.Tag(ctx, t.ref, d) }
+
+func (t *fakeTarget) Head(ctx context.Context) (v1.Descriptor, error) { return t.r.Head(ctx, t.ref) }
 
 // tag returns what ref points at, and whether it exists.
 func (f *fakeRegistry) tag(ref string) (v1.Descriptor, bool) {
@@ -330,6 +348,9 @@ func (b failingBuilder) Build(_ context.Context, _ *spec.Kit, _ build.Options, e
 // countingBuilder builds with build.Build and records how many builds
 // ran at once.
 type countingBuilder struct {
+	// overlap is how many builds each build waits (a bounded time) to see
+	// running at once, so that a loaded machine cannot serialise them.
+	overlap   int
 	mu        sync.Mutex
 	now, peak int
 }
@@ -344,6 +365,14 @@ func (b *countingBuilder) Build(ctx context.Context, k *spec.Kit, o build.Option
 		b.now--
 		b.mu.Unlock()
 	}()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b.mu.Lock()
+		seen := b.peak
+		b.mu.Unlock()
+		if seen >= b.overlap {
+			break
+		}
+	}
 	time.Sleep(20 * time.Millisecond) // let other kits try to start
 	return build.Build(ctx, nil, k, o, ev)
 }

@@ -27,20 +27,14 @@ type Builder interface {
 	Build(ctx context.Context, k *spec.Kit, o build.Options, ev chan<- progress.Event) (*build.Result, error)
 }
 
-// Registry is the registry side of publishing. pkg/artifact implements it
-// (NewRegistry).
+// Registry opens the artifact.Target each kit is published to: its
+// registry repository, or an OCI layout for a reference oci:DIR[:TAG].
+// The target's Head, Push, Tag and referrer methods are the registry side
+// of publishing. NewRegistry returns the one pkg/artifact implements.
 type Registry interface {
-	// Push writes every blob and manifest of a to ref's repository by
-	// digest, writing no tag, and returns the top-level descriptor.
-	Push(ctx context.Context, a *artifact.Artifact, ref string) (v1.Descriptor, error)
-	// Tag points ref's tag at d, which is already in the repository.
-	Tag(ctx context.Context, ref string, d v1.Descriptor) error
-	// Head returns what ref's tag points at, or an error wrapping
-	// artifact.ErrNotFound when there is no such tag.
-	Head(ctx context.Context, ref string) (v1.Descriptor, error)
-	// Store returns the referrer store of ref's repository, read afresh
-	// from the registry.
-	Store(ctx context.Context, ref string) (sign.ReferrerStore, error)
+	// Target opens the target ref names; the reference's tag is what the
+	// target's Head reads and Tag writes.
+	Target(ctx context.Context, ref string) (artifact.Target, error)
 }
 
 // Signature is a signature or attestation attached to a subject.
@@ -98,11 +92,14 @@ type Options struct {
 	// lint.SeverityError.
 	FailLevel lint.Severity
 	// Lint are extra lint options for every kit; the kit's .kitsmith.yaml
-	// (found from its directory upwards) always applies.
+	// (found from its directory upwards, lint.WithKitConfig) always
+	// applies, so lint.WithConfig is refused (lint.ErrConfigConflict).
 	Lint []lint.Option
 	// Build configures the build; Outputs must be empty (Run pushes). A
-	// nil SourceDateEpoch means, per kit, the committer time of the last
-	// commit touching the kit directory (as kitsmith build takes it), else 0.
+	// nil SourceDateEpoch means, per kit, what build.SourceDateEpoch
+	// resolves without an environment value (as kitsmith build takes it):
+	// the committer time of the last commit touching the kit directory,
+	// else nil (0, without a created annotation).
 	Build build.Options
 	// Jobs is how many kits are published at once. Zero means
 	// runtime.NumCPU().
@@ -171,6 +168,11 @@ func makeOptions(o Options, kits int) (*options, error) {
 	}
 	if o.TagTemplate != "" {
 		if err := checkTemplate(o.TagTemplate); err != nil {
+			return nil, err
+		}
+	}
+	if o.Tag != "" {
+		if err := CheckReference(o.Tag); err != nil {
 			return nil, err
 		}
 	}

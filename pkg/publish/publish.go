@@ -13,7 +13,6 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/kitsmith/kitsmith/internal/gitdate"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
@@ -90,6 +89,7 @@ type kitRun struct {
 	steps    int           // progress steps reported
 	mu       sync.Mutex    // guards steps, res.Timings and res.Pushed while signing and attesting run at once
 	art      *artifact.Artifact
+	target   artifact.Target // where the kit is published, opened by the first tag check
 }
 
 func (r *kitRun) run(ctx context.Context) {
@@ -205,19 +205,7 @@ func (r *kitRun) validate(ctx context.Context) error {
 }
 
 func (r *kitRun) lint(ctx context.Context) error {
-	lo := []lint.Option{}
-	cfgPath, err := lint.FindConfig(r.k.Dir)
-	if err != nil {
-		return fmt.Errorf("finding the lint configuration: %w", err)
-	}
-	if cfgPath != "" {
-		c, err := lint.LoadConfig(cfgPath)
-		if err != nil {
-			return err
-		}
-		lo = append(lo, lint.WithConfig(c))
-	}
-	res, err := lint.Run(ctx, []*spec.Kit{r.k}, append(lo, r.opts.Lint...)...)
+	res, err := lint.Run(ctx, []*spec.Kit{r.k}, append([]lint.Option{lint.WithKitConfig()}, r.opts.Lint...)...)
 	if err != nil {
 		return err
 	}
@@ -241,10 +229,11 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 	bo.Outputs = []build.Output{{Type: build.OutputOCI, Dest: dir}}
 	if bo.SourceDateEpoch == nil {
 		// What kitsmith build takes, so that publish builds the same digest.
-		if t, err := gitdate.LastCommit(ctx, r.k.Dir); err == nil {
-			n := t.Unix()
-			bo.SourceDateEpoch = &n
+		epoch, err := build.SourceDateEpoch(ctx, r.k, "")
+		if err != nil {
+			return err
 		}
+		bo.SourceDateEpoch = epoch
 	}
 	r.bo = bo
 	ch := make(chan progress.Event)
@@ -284,7 +273,13 @@ func (r *kitRun) build(ctx context.Context, dir string) error {
 // attest, verify and tag.
 func (r *kitRun) remote(ctx context.Context) error {
 	ref := r.res.Reference
-	if err := r.stage(ctx, StageTag, "check the tag "+ref, func() error { return r.checkTag(ctx) }); err != nil {
+	if err := r.stage(ctx, StageTag, "check the tag "+ref, func() error {
+		var err error
+		if r.target, err = r.opts.Registry.Target(ctx, ref); err != nil {
+			return err
+		}
+		return r.checkTag(ctx)
+	}); err != nil {
 		return err
 	}
 	if r.res.Unchanged {
@@ -304,7 +299,7 @@ func (r *kitRun) remote(ctx context.Context) error {
 // checkTag refuses a tag that points at another digest (without Force)
 // and notices one that already points at this digest.
 func (r *kitRun) checkTag(ctx context.Context) error {
-	d, err := r.opts.Registry.Head(ctx, r.res.Reference)
+	d, err := r.target.Head(ctx)
 	if errors.Is(err, artifact.ErrNotFound) {
 		return nil
 	}
@@ -323,7 +318,7 @@ func (r *kitRun) checkTag(ctx context.Context) error {
 }
 
 func (r *kitRun) push(ctx context.Context) error {
-	d, err := r.opts.Registry.Push(ctx, r.art, r.res.Reference)
+	d, err := r.target.Push(ctx, r.art)
 	if err != nil {
 		return err
 	}
@@ -343,11 +338,7 @@ func (r *kitRun) push(ctx context.Context) error {
 // log), then verifies the signature by reading it back.
 func (r *kitRun) signAll(ctx context.Context) error {
 	ref := r.res.Reference
-	raw, err := r.opts.Registry.Store(ctx, ref)
-	if err != nil {
-		return &StageError{Kit: r.k.Path, Stage: StageSign, Err: err}
-	}
-	st := &serialStore{ReferrerStore: raw}
+	st := &serialStore{ReferrerStore: r.target}
 	var attestErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -362,11 +353,9 @@ func (r *kitRun) signAll(ctx context.Context) error {
 		return attestErr
 	}
 	return r.stage(ctx, StageVerify, "verify the signature read back from "+repoOf(ref), func() error {
-		fresh, err := r.opts.Registry.Store(ctx, ref)
-		if err != nil {
-			return err
-		}
-		v, err := r.opts.Verifier.Verify(ctx, fresh, r.res.Index, *r.res.Signature)
+		// The target keeps no cache: what it lists is what the registry
+		// serves now.
+		v, err := r.opts.Verifier.Verify(ctx, r.target, r.res.Index, *r.res.Signature)
 		if err != nil {
 			return err
 		}
@@ -452,7 +441,7 @@ func (r *kitRun) tag(ctx context.Context) error {
 	if r.res.Unchanged {
 		return nil
 	}
-	if err := r.opts.Registry.Tag(ctx, r.res.Reference, r.res.Index); err != nil {
+	if err := r.target.Tag(ctx, r.res.Index); err != nil {
 		return err
 	}
 	r.res.Tagged = true

@@ -372,7 +372,7 @@ func TestRunJobs(t *testing.T) {
 			f := newFixture()
 			o := f.options(t)
 			o.TagTemplate, o.Jobs = "127.0.0.1:1/kits/{stem}:{version}", jobs
-			b := &countingBuilder{}
+			b := &countingBuilder{overlap: min(jobs, 2)}
 			o.Builder = b
 			if _, err, _ := run(t, kits, o); err != nil {
 				t.Fatal(err)

@@ -3,33 +3,26 @@ package publish
 import (
 	"context"
 
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-
 	"github.com/kitsmith/kitsmith/pkg/artifact"
-	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
-// NewRegistry returns the Registry pkg/artifact implements, reaching
-// registries with opts (artifact.WithKeychain, artifact.WithTransport,
-// artifact.WithInsecureRegistry...).
-func NewRegistry(opts ...artifact.Option) Registry { return artifactRegistry{opts: opts} }
-
-type artifactRegistry struct{ opts []artifact.Option }
-
-var _ Registry = artifactRegistry{}
-
-func (r artifactRegistry) Push(ctx context.Context, a *artifact.Artifact, ref string) (v1.Descriptor, error) {
-	return artifact.Push(ctx, a, ref, r.opts...)
+// NewRegistry returns the Registry pkg/artifact implements: an
+// *artifact.Client reaching registries with opts (artifact.WithKeychain,
+// artifact.WithTransport, artifact.WithInsecureRegistry...), whose
+// targets share one HTTP transport, so one run keeps its connections
+// alive across kits. Options that contradict each other make every
+// Target call fail with the reason.
+func NewRegistry(opts ...artifact.Option) Registry {
+	c, err := artifact.NewClient(opts...)
+	if err != nil {
+		return failedRegistry{err}
+	}
+	return c
 }
 
-func (r artifactRegistry) Tag(ctx context.Context, ref string, d v1.Descriptor) error {
-	return artifact.Tag(ctx, ref, d, r.opts...)
-}
+var _ Registry = (*artifact.Client)(nil)
 
-func (r artifactRegistry) Head(ctx context.Context, ref string) (v1.Descriptor, error) {
-	return artifact.Head(ctx, ref, r.opts...)
-}
+// failedRegistry is a Registry whose options did not check out.
+type failedRegistry struct{ err error }
 
-func (r artifactRegistry) Store(ctx context.Context, ref string) (sign.ReferrerStore, error) {
-	return artifact.NewStore(ctx, ref, r.opts...)
-}
+func (r failedRegistry) Target(context.Context, string) (artifact.Target, error) { return nil, r.err }

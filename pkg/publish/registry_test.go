@@ -59,7 +59,7 @@ func TestRunRealRegistry(t *testing.T) {
 	if err != nil || d.Digest != k.Index.Digest {
 		t.Fatalf("tag = %v, %v; want %s", d.Digest, err, k.Index.Digest)
 	}
-	st, err := artifact.NewStore(context.Background(), o.Tag)
+	st, err := artifact.NewTarget(context.Background(), o.Tag)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,5 +82,44 @@ func TestRunRealRegistry(t *testing.T) {
 	}
 	if res.Kits[0].Tagged {
 		t.Error("result says tagged")
+	}
+}
+
+// TestCheckReference: what publish accepts as a destination, checked
+// before anything runs (Run returns no Result), for Tag and for each
+// reference a template gives.
+func TestCheckReference(t *testing.T) {
+	tests := []struct {
+		ref string
+		ok  bool
+	}{
+		{"registry.example.org/kits/gh:1.2.0", true},
+		{"127.0.0.1:5000/kits/gh:1", true},
+		{"oci:out/gh:1.2.0", true},
+		{"oci:out/gh", true},
+		{"oci-archive:out/gh.tar", false},
+		{"docker://registry.example.org/kits/gh:1", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref, func(t *testing.T) {
+			err := CheckReference(tt.ref)
+			var de *artifact.DestinationError
+			if tt.ok != (err == nil) || (err != nil && !errors.As(err, &de)) {
+				t.Errorf("CheckReference = %v; want ok %v, else a *artifact.DestinationError", err, tt.ok)
+			}
+			if tt.ok || tt.ref == "" {
+				return
+			}
+			f := newFixture()
+			o := f.options(t)
+			o.Tag, o.Unsigned, o.Signer, o.Verifier = tt.ref, true, nil, nil
+			if res, err := Run(context.Background(), nil, []*spec.Kit{load(t, "testdata/good")}, o, nil); res != nil || !errors.As(err, &de) {
+				t.Errorf("Run = %v, %v; want no result and the *artifact.DestinationError", res, err)
+			}
+			if len(f.j.calls) != 0 {
+				t.Errorf("calls before the options were checked: %v", f.j.calls)
+			}
+		})
 	}
 }

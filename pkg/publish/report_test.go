@@ -3,21 +3,17 @@ package publish
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/kitsmith/kitsmith/internal/golden"
 	"github.com/kitsmith/kitsmith/pkg/build"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func hash(c string) v1.Hash { return v1.Hash{Algorithm: "sha256", Hex: strings.Repeat(c, 64)} }
 
@@ -61,22 +57,7 @@ func TestReportGolden(t *testing.T) {
 			if err := tt.write(&b, sampleResult()); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "report", tt.name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), b.String()); diff != "" {
-				t.Errorf("%s (-golden +got):\n%s", tt.name, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "report", tt.name+".golden"), b.Bytes())
 		})
 	}
 }

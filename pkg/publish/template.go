@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -55,5 +56,25 @@ func Reference(tmpl string, k *spec.Kit) (string, error) {
 	if _, err := name.NewTag(ref, name.StrictValidation); err != nil {
 		return "", fmt.Errorf("kit %s: tag template %q gives %q: %w", k.Path, tmpl, ref, err)
 	}
+	if err := CheckReference(ref); err != nil {
+		return "", fmt.Errorf("kit %s: tag template %q gives %q: %w", k.Path, tmpl, ref, err)
+	}
 	return ref, nil
+}
+
+// CheckReference reports whether kits can be published to ref: a registry
+// reference (REGISTRY/REPO[:TAG]) or an OCI image layout (oci:DIR[:TAG]),
+// as artifact.NewTarget opens them. An archive (oci-archive:), which is
+// read-only, and a reference that does not parse, or whose registry part
+// is a prefix rather than a host (docker://), are *artifact.DestinationError
+// values. It reads nothing and reaches no registry.
+func CheckReference(ref string) error {
+	r, err := artifact.ParseReference(ref)
+	if err != nil {
+		return err
+	}
+	if r.Kind == artifact.OriginArchive {
+		return &artifact.DestinationError{Ref: ref, Reason: "is an archive, which is read-only: publish to a registry or to an OCI layout (" + artifact.LayoutPrefix + "DIR[:tag])"}
+	}
+	return nil
 }

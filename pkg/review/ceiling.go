@@ -104,6 +104,10 @@ func makeCeilingOptions(opts []CeilingOption) (*ceilingOptions, error) {
 // baseline digest needs WithBaselineSurface unless the kit (WithKit) is
 // that digest; without it the error is ErrNoBaseline.
 func CheckCeiling(s *spec.Surface, p *Policy, opts ...CeilingOption) ([]Violation, error) {
+	return checkAtoms(s.Atoms(), p, opts)
+}
+
+func checkAtoms(atoms []spec.Atom, p *Policy, opts []CeilingOption) ([]Violation, error) {
 	o, err := makeCeilingOptions(opts)
 	if err != nil {
 		return nil, err
@@ -120,20 +124,22 @@ func CheckCeiling(s *spec.Surface, p *Policy, opts ...CeilingOption) ([]Violatio
 	add := func(category, grant, rule, why string) {
 		v := Violation{Category: category, Grant: grant, Rule: rule,
 			Message: fmt.Sprintf("%s %s is beyond the ceiling: %s", category, grant, why)}
+		if category == spec.CatInvalid {
+			v.Message = fmt.Sprintf("%s is not a valid grant: the gate refuses what it cannot read", grant)
+		}
 		if strings.Contains(grant, "${{") {
 			v.Message += "; the grant is parameterized, so judge the effective form (--kit-arg)"
 		}
 		v.At = o.kit.pos(origin(origins, category, grant))
 		out = append(out, v)
 	}
-	c.checkNetwork(s, add)
-	c.checkLists(s, add)
+	c.judge(atoms, add)
 	base, err := p.baselineSurface(o)
 	if err != nil {
 		return nil, err
 	}
 	if base != nil {
-		for _, w := range base.Widenings(s) {
+		for _, w := range spec.Widenings(base.Atoms(), atoms) {
 			v := Violation{Category: w.Category, Grant: w.Detail, Rule: "ceiling.baseline",
 				Message: fmt.Sprintf("%s %s widens the pinned baseline", w.Category, w.Detail)}
 			v.At = o.kit.pos(origin(origins, strings.TrimSuffix(w.Category, "-removed"), w.Detail))
@@ -163,126 +169,133 @@ func (p *Policy) baselineSurface(o *ceilingOptions) (*spec.Surface, error) {
 
 type addFunc func(category, grant, rule, why string)
 
-func (c *Ceiling) checkNetwork(s *spec.Surface, add addFunc) {
-	for _, ph := range []struct {
-		name       string
-		allow      []string
-		httpAllow  []string
-		categories [2]string
-	}{
-		{"install", s.NetworkInstallAllow, s.NetworkInstallHTTPAllow, [2]string{"network.install.allow", "network.install.http.allow"}},
-		{"runtime", s.NetworkRuntimeAllow, s.NetworkRuntimeHTTPAllow, [2]string{"network.runtime.allow", "network.runtime.http.allow"}},
-	} {
-		patterns := c.Network.Install
-		if ph.name == "runtime" {
-			patterns = c.Network.Runtime
-		}
-		rule := "ceiling.network." + ph.name
-		reported := map[string]bool{}
-		for _, h := range ph.allow {
-			if !hostAllowed(patterns, h) {
-				reported[h] = true
-				add(ph.categories[0], h, rule, "no pattern of "+rule+" matches it")
+// judge holds every atom of s to the ceiling: network hosts (connection
+// and HTTP grants, and the hosts a credential's secret is presented to)
+// against the phase's host patterns, each credential's service, a secret
+// entering the sandbox against rawCredentials, paths against the path
+// patterns, the switches, and services by their type. A grant that does
+// not parse is always beyond the ceiling. Deny entries narrow and are
+// not judged.
+func (c *Ceiling) judge(atoms []spec.Atom, add addFunc) {
+	patterns := map[string][]spec.Host{"install": parsePatterns(c.Network.Install), "runtime": parsePatterns(c.Network.Runtime)}
+	reported := map[string]bool{}
+	for _, a := range atoms {
+		g := a.Detail()
+		phase, kind := atomPhase(a.Category)
+		rule := "ceiling.network." + phase
+		switch kind {
+		case "allow":
+			if !hostAllowed(patterns[phase], a.Host) {
+				reported[phase+" "+a.Host.String()] = true
+				add(a.Category, g, rule, "no pattern of "+rule+" matches it")
 			}
-		}
-		for _, a := range ph.httpAllow {
-			h := atomHost(a)
-			if !reported[h] && !hostAllowed(patterns, h) {
-				add(ph.categories[1], a, rule, "no pattern of "+rule+" matches "+h)
+		case "http.allow":
+			h := a.Host.String()
+			if !reported[phase+" "+h] && !hostAllowed(patterns[phase], a.Host) {
+				add(a.Category, g, rule, "no pattern of "+rule+" matches "+h)
 			}
-		}
-	}
-}
-
-func (c *Ceiling) checkLists(s *spec.Surface, add addFunc) {
-	for _, l := range []struct {
-		category string
-		grants   []string
-		rule     string
-		ok       func(string) bool
-	}{
-		{"credentials.install", s.CredentialsInstall, "ceiling.credentials", in(c.Credentials)},
-		{"credentials.runtime", s.CredentialsRuntime, "ceiling.credentials", in(c.Credentials)},
-		{"ssh-agent", s.SSHAgent, "ceiling.sshAgent", func(string) bool { return c.SSHAgent }},
-		{"storage", s.StoragePaths, "ceiling.volumes", pathIn(c.Volumes)},
-		{"host-mount", s.HostMountPaths, "ceiling.hostMounts", pathIn(c.HostMounts)},
-		{"skills", s.SkillsPaths, "ceiling.skills", pathIn(c.Skills)},
-		{"skills.write", s.SkillsWritePaths, "ceiling.skillsWrite", func(string) bool { return c.SkillsWrite }},
-		{"ports", s.Ports, "ceiling.ports", func(string) bool { return c.Ports }},
-		{"usb", s.USB, "ceiling.usb", func(string) bool { return c.USB }},
-		{"services", s.Services, "ceiling.services", func(g string) bool {
-			t, _, _ := strings.Cut(g, "+")
-			return slices.Contains(c.Services, t)
-		}},
-	} {
-		for _, g := range l.grants {
-			if !l.ok(g) {
-				add(l.category, g, l.rule, l.rule+" does not allow it")
+		case "deny", "http.deny":
+		case "credential":
+			if !slices.Contains(c.Credentials, a.Value) {
+				add(a.Category, g, "ceiling.credentials", "ceiling.credentials does not allow it")
+			}
+		case "inject":
+			if !hostAllowed(patterns[phase], a.Host) {
+				add(a.Category, g, rule, "the "+a.Value+" credential's secret is presented to "+a.Host.String()+", which no pattern of "+rule+" matches")
+			}
+		case "raw":
+			if !slices.Contains(c.RawCredentials, a.Value) {
+				add(a.Category, g, "ceiling.rawCredentials", "the secret itself enters the sandbox (a named apiKey without proxyManaged: true), and ceiling.rawCredentials does not allow it")
+			}
+		default:
+			if rule, ok := c.allows(a); !ok {
+				add(a.Category, g, rule, rule+" does not allow it")
 			}
 		}
 	}
-	if s.Privileged && !c.Privileged {
-		add("privileged", spec.PrivilegedGrant, "ceiling.privileged", "ceiling.privileged does not allow it")
+}
+
+// atomPhase splits a per-phase category into its phase and what it is:
+// allow, deny, http.allow, http.deny, credential, inject or raw.
+func atomPhase(category string) (phase, kind string) {
+	if rest, ok := strings.CutPrefix(category, "network."); ok {
+		phase, kind, _ = strings.Cut(rest, ".")
+		return phase, kind
 	}
-}
-
-func in(list []string) func(string) bool {
-	return func(s string) bool { return slices.Contains(list, s) }
-}
-
-// pathIn matches a path against path patterns: the path itself, or
-// dir/** for dir and everything under it.
-func pathIn(patterns []string) func(string) bool {
-	return func(p string) bool {
-		for _, pat := range patterns {
-			if dir, ok := strings.CutSuffix(pat, "/**"); ok {
-				if p == dir || strings.HasPrefix(p, dir+"/") || dir == "" {
-					return true
-				}
-			} else if p == pat {
-				return true
-			}
+	if rest, ok := strings.CutPrefix(category, "credentials."); ok {
+		phase, kind, _ = strings.Cut(rest, ".")
+		if kind == "" {
+			kind = "credential"
 		}
-		return false
+		return phase, kind
 	}
+	return "", ""
 }
 
-// atomHost returns the host of an HTTP grant "<METHOD> <host><path>".
-func atomHost(a string) string {
-	_, rest, _ := strings.Cut(a, " ")
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		return rest[:i]
+// allows judges an atom outside the network and credentials, returning
+// the rule it falls under.
+func (c *Ceiling) allows(a spec.Atom) (string, bool) {
+	switch a.Category {
+	case spec.CatSSHAgent:
+		return "ceiling.sshAgent", c.SSHAgent
+	case spec.CatStorage:
+		return "ceiling.volumes", pathIn(c.Volumes, a.Path)
+	case spec.CatHostMount:
+		return "ceiling.hostMounts", pathIn(c.HostMounts, a.Path)
+	case spec.CatSkills:
+		return "ceiling.skills", pathIn(c.Skills, a.Path)
+	case spec.CatSkillsWrite:
+		return "ceiling.skillsWrite", c.SkillsWrite
+	case spec.CatPorts:
+		return "ceiling.ports", c.Ports
+	case spec.CatUSB:
+		return "ceiling.usb", c.USB
+	case spec.CatServices:
+		return "ceiling.services", spec.ValidType(a.Value) && slices.Contains(c.Services, a.Value)
+	case spec.CatPrivileged:
+		return "ceiling.privileged", c.Privileged
 	}
-	return rest
+	// invalid, or a category this ceiling does not know: refused.
+	return "ceiling", false
 }
 
-// hostAllowed reports whether one of the patterns covers every
-// destination the surface host pattern h grants.
-func hostAllowed(patterns []string, h string) bool {
-	for _, p := range patterns {
-		if hostCovers(p, h) {
+// pathIn matches a cleaned absolute path against path patterns: the
+// path itself, or dir/** for dir and everything under it.
+func pathIn(patterns []string, p string) bool {
+	for _, pat := range patterns {
+		if spec.PathGlobCovers(pat, p) {
 			return true
 		}
 	}
 	return false
 }
 
-func hostCovers(pattern, h string) bool {
-	if pattern == "*" || pattern == "**" {
-		return true
+// parsePatterns parses a ceiling's host patterns (checked at load).
+func parsePatterns(list []string) []spec.Host {
+	out := make([]spec.Host, 0, len(list))
+	for _, p := range list {
+		if h, err := spec.ParseHost(p); err == nil {
+			out = append(out, h)
+		}
 	}
-	pname, pport, _ := strings.Cut(pattern, ":")
-	name, port, _ := strings.Cut(h, ":")
-	if pport != "" && pport != port {
-		return false
+	return out
+}
+
+// hostAllowed reports whether one of the patterns covers every
+// destination the surface host pattern h grants.
+func hostAllowed(patterns []spec.Host, h spec.Host) bool {
+	for _, p := range patterns {
+		if p.Covers(h) {
+			return true
+		}
 	}
-	return spec.HostNameCovers(pname, name)
+	return false
 }
 
 // CheckKit judges a kit's surface against the policy's ceiling, with the
 // positions of a kit source's declarations.
 func CheckKit(k *Kit, p *Policy, opts ...CeilingOption) (*CeilingResult, error) {
-	vs, err := CheckCeiling(spec.SurfaceOf(k.Descriptor), p, append([]CeilingOption{WithKit(k)}, opts...)...)
+	vs, err := checkAtoms(spec.AtomsOf(k.Descriptor), p, append([]CeilingOption{WithKit(k)}, opts...))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,6 +72,7 @@ func TestCheckCeiling(t *testing.T) {
     install: [pkg.example.org]
     runtime: ["**.example.org", "*.cdn.example.net"]
   credentials: [example]
+  rawCredentials: [example]
   volumes: [/home/agent/**]
   hostMounts: [/home/agent/.shared]
   skills: [/skills]
@@ -87,6 +89,8 @@ func TestCheckCeiling(t *testing.T) {
 			"ceiling.network.runtime network.runtime.allow: api.example.org:443",
 			"ceiling.network.runtime network.runtime.http.allow: PUT up.example.org/**",
 			"ceiling.credentials credentials.runtime: example",
+			"ceiling.network.runtime credentials.runtime.inject: example api.example.org",
+			"ceiling.rawCredentials credentials.runtime.raw: example",
 			"ceiling.sshAgent ssh-agent: runtime",
 			"ceiling.volumes storage: /home/agent/.cache/tool",
 			"ceiling.hostMounts host-mount: /home/agent/.shared",
@@ -114,6 +118,9 @@ func TestCheckCeiling(t *testing.T) {
 `, want: []string{
 			"ceiling.network.runtime network.runtime.allow: *.cdn.example.net",
 			"ceiling.network.runtime network.runtime.allow: api.example.org:443",
+			// a pinned port does not cover the secret's any-port host
+			"ceiling.network.runtime credentials.runtime.inject: example api.example.org",
+			"ceiling.rawCredentials credentials.runtime.raw: example",
 		}},
 	}
 	for _, tc := range tests {
@@ -155,10 +162,19 @@ func TestHostCovers(t *testing.T) {
 		{"*.example.org", "**", false},
 		{"**", "**", true},
 		{"*", "anything.example.net:22", true},
+		// #16 item 9: DNS names are case-insensitive, and **.d covers the
+		// patterns under d.
+		{"api.example.org", "API.Example.org", true},
+		{"**.example.net", "*.a.example.net", true},
+		{"*.example.net", "*.a.example.net", false},
 	}
 	for _, tc := range tests {
-		if got := hostCovers(tc.pattern, tc.host); got != tc.want {
-			t.Errorf("hostCovers(%q, %q) = %v, want %v", tc.pattern, tc.host, got, tc.want)
+		h, err := spec.ParseHost(tc.host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hostAllowed(parsePatterns([]string{tc.pattern}), h); got != tc.want {
+			t.Errorf("hostAllowed(%q, %q) = %v, want %v", tc.pattern, tc.host, got, tc.want)
 		}
 	}
 }
@@ -228,6 +244,10 @@ func TestParsePolicyRefusals(t *testing.T) {
 		{"no issuer", "policyVersion: \"1\"\nsigners: [{identity: a}]\n", "exactly one of issuer"},
 		{"unanchored", "policyVersion: \"1\"\nsigners: [{identityRegexp: 'https://github.com/org/', issuer: i}]\n", "not anchored"},
 		{"bad regexp", "policyVersion: \"1\"\nsigners: [{identityRegexp: '^(a$', issuer: i}]\n", "identityRegexp"},
+		// Textually ^…$, but an alternation of a prefix match and a
+		// suffix match: it accepts kitsmith-test@example.com.evil.com.
+		{"half anchored", "policyVersion: \"1\"\nsigners: [{identityRegexp: '^kitsmith-test@example\\.com|evil$', issuer: i}]\n", "not anchored as a whole"},
+		{"half anchored issuer", "policyVersion: \"1\"\nsigners: [{identity: a, issuerRegexp: '^https://a|b$'}]\n", "issuerRegexp"},
 		{"host pattern", "policyVersion: \"1\"\nceiling: {network: {runtime: [a.*.example.org]}}\n", "wildcard stands only first"},
 		{"path pattern", "policyVersion: \"1\"\nceiling: {volumes: [data/**]}\n", "not a path pattern"},
 		{"baseline", "policyVersion: \"1\"\nceiling: {baseline: {digest: sha256:abc}}\n", "64 hex"},
@@ -258,5 +278,96 @@ func TestWriteCeiling(t *testing.T) {
 	}
 	if err := WriteCeiling(&bytes.Buffer{}, r, FormatMarkdown); !errors.Is(err, ErrFormat) {
 		t.Errorf("markdown: err = %v", err)
+	}
+}
+
+// The expressions handed to the verifier match whole strings, whatever
+// the policy file wrote: ^(?:expr)$.
+func TestSignerMatchers(t *testing.T) {
+	p := policy(t, "signers:\n  - {identityRegexp: '^https://github\\.com/acme/(kits|tools)/$', issuer: https://issuer.example}\n  - {identity: a@example.com, issuerRegexp: '^https://(a|b)\\.example$'}\n")
+	got := p.SignerMatchers()
+	want := []Signer{
+		{IdentityRegexp: `^(?:^https://github\.com/acme/(kits|tools)/$)$`, Issuer: "https://issuer.example"},
+		{Identity: "a@example.com", IssuerRegexp: `^(?:^https://(a|b)\.example$)$`},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SignerMatchers (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{{"https://github.com/acme/kits/", true}, {"https://github.com/acme/tools/", true}, {"https://github.com/acme/kits/x", false}} {
+		if ok := regexp.MustCompile(got[0].IdentityRegexp).MatchString(tc.s); ok != tc.want {
+			t.Errorf("%s matches %q: %v, want %v", got[0].IdentityRegexp, tc.s, ok, tc.want)
+		}
+	}
+}
+
+// rawKit parses a descriptor body without validating it: the gates must
+// hold even on what validation would refuse.
+func rawKit(t *testing.T, body string) *Kit {
+	t.Helper()
+	k, err := spec.Parse("kit.yaml", []byte(spec.SyntaxLine+"\nschemaVersion: \"3\"\nkind: mixin\ncapabilities:\n"+body))
+	if err != nil || k.Descriptor == nil {
+		t.Fatalf("%v", err)
+	}
+	return &Kit{Name: "kit.yaml", Descriptor: k.Descriptor}
+}
+
+// #16 items 2, 5, 6 and 9 against the ceiling: hosts, bounded entries and
+// credentials are judged as typed atoms; each widening has a benign
+// look-alike that stays within.
+func TestCeilingTypedAtoms(t *testing.T) {
+	const np = "  - type: com.docker.sandbox/network-policy@2\n    config:\n      runtime:\n        allow: "
+	const cred = "  - type: com.docker.sandbox/credential@1\n    config: {service: api, phase: runtime, apiKey: "
+	tests := []struct {
+		name, ceiling, kit string
+		want               []string
+	}{
+		{"bounded CIDR host", "{network: {runtime: [10.0.0.1]}}", np + "[{hosts: [10.0.0.1/0], methods: [GET]}]\n",
+			[]string{"ceiling invalid: network.runtime.http.allow: 10.0.0.1/0"}},
+		{"bounded host with userinfo", "{network: {runtime: [api.example.org]}}", np + "[{hosts: [\"api.example.org:443@evil.com\"], methods: [GET]}]\n",
+			[]string{"ceiling invalid: network.runtime.http.allow: api.example.org:443@evil.com"}},
+		{"bounded host with a path", "{network: {runtime: [api.example.org]}}", np + "[{hosts: [api.example.org/evil], methods: [GET]}]\n",
+			[]string{"ceiling invalid: network.runtime.http.allow: api.example.org/evil"}},
+		{"bounded literal host (look-alike)", "{network: {runtime: [api.example.org]}}", np + "[{hosts: [api.example.org], methods: [GET], paths: [/v1/../v2/**]}]\n", nil},
+		{"fragment after a port", "{network: {runtime: [api.example.org]}}", np + "[\"api.example.org:443#evil.com\"]\n",
+			[]string{"ceiling invalid: network.runtime.allow: api.example.org:443#evil.com"}},
+		{"a path after a port", "{network: {runtime: [api.example.org]}}", np + "[\"api.example.org:443/../evil.com\"]\n",
+			[]string{"ceiling invalid: network.runtime.allow: api.example.org:443/../evil.com"}},
+		{"a list in one host", "{network: {runtime: [\"**.example.net\"]}}", np + "[\"evil.com,x.example.net\"]\n",
+			[]string{"ceiling invalid: network.runtime.allow: evil.com,x.example.net"}},
+		{"whitespace in one host", "{network: {runtime: [\"**.example.net\"]}}", np + "[\"evil.com .example.net\"]\n",
+			[]string{"ceiling invalid: network.runtime.allow: evil.com .example.net"}},
+		{"percent-encoding", "{network: {runtime: [\"**.example.net\"]}}", np + "[\"evil%2ecom.example.net\"]\n",
+			[]string{"ceiling invalid: network.runtime.allow: evil%2ecom.example.net"}},
+		{"a name under the domain (look-alike)", "{network: {runtime: [\"**.example.net\"]}}", np + "[x.Example.NET, \"*.a.example.net\"]\n", nil},
+		{"an inject domain beyond the network ceiling", "{network: {runtime: [\"*.example.org\"]}, credentials: [api]}", np + "[a.example.org]\n" + cred + "{inject: [{domain: a.example.org}, {domain: evil.com}]}}\n",
+			[]string{"ceiling.network.runtime credentials.runtime.inject: api evil.com"}},
+		{"an inject domain that is not a host", "{network: {runtime: [\"**.example.net\"]}, credentials: [api]}", np + "[x.example.net]\n" + cred + "{inject: [{domain: \"evil.com,x.example.net\"}]}}\n",
+			[]string{"ceiling invalid: credentials.runtime.inject: api evil.com,x.example.net"}},
+		{"an inject domain within (look-alike)", "{network: {runtime: [\"*.example.org\"]}, credentials: [api]}", np + "[a.example.org]\n" + cred + "{inject: [{domain: a.example.org}]}}\n", nil},
+		{"a raw secret", "{network: {runtime: [a.example.org]}, credentials: [api]}", np + "[a.example.org]\n" + cred + "{name: K, proxyManaged: false}}\n",
+			[]string{"ceiling.rawCredentials credentials.runtime.raw: api"}},
+		{"a proxy-managed secret (look-alike)", "{network: {runtime: [a.example.org]}, credentials: [api]}", np + "[a.example.org]\n" + cred + "{name: K, proxyManaged: true}}\n", nil},
+		{"an invalid type cut at +", "{services: [com.docker.sandbox/git-identity@1]}", "  - type: com.docker.sandbox/git-identity@1+evil/x@1\n",
+			[]string{"ceiling.services services: com.docker.sandbox/git-identity@1+evil/x@1"}},
+		{"a path escaping its pattern", "{hostMounts: [/home/agent/**]}", "  - type: com.docker.sandbox/host-mount@1\n    config: {path: /home/agent/../../etc}\n",
+			[]string{"ceiling.hostMounts host-mount: /etc"}},
+		{"a path within its pattern (look-alike)", "{hostMounts: [/home/agent/**]}", "  - type: com.docker.sandbox/host-mount@1\n    config: {path: /home/agent/./x}\n", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := CheckKit(rawKit(t, tc.kit), policy(t, "ceiling: "+tc.ceiling+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				tc.want = []string{}
+			}
+			if diff := cmp.Diff(tc.want, rules(r.Violations)); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

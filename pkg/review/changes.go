@@ -146,7 +146,7 @@ func keyedEntries(d *spec.Descriptor) map[string]keyed {
 
 // grantless reports a capability that adds nothing to the surface.
 func grantless(c spec.Capability) bool {
-	return spec.SurfaceOf(&spec.Descriptor{Capabilities: []spec.Capability{c}}).String() == ""
+	return len(spec.AtomsOf(&spec.Descriptor{Capabilities: []spec.Capability{c}})) == 0
 }
 
 // label names an entry in a change: its type without the namespace, and

@@ -70,8 +70,8 @@ func (r *DiffResult) Widened() bool { return len(r.Widenings) > 0 }
 // defines widening, the changes outside it, and what each optional group
 // of the new kit adds.
 func Diff(old, new *Kit) *DiffResult {
-	os, ns := spec.SurfaceOf(old.Descriptor), spec.SurfaceOf(new.Descriptor)
-	wide, narrow := os.Widenings(ns), ns.Widenings(os)
+	os, ns := spec.AtomsOf(old.Descriptor), spec.AtomsOf(new.Descriptor)
+	wide, narrow := spec.Widenings(os, ns), spec.Widenings(ns, os)
 	oo, no := old.origins(len(wide)+len(narrow) > 0), new.origins(len(wide)+len(narrow) > 0)
 	r := &DiffResult{Old: old.Name, New: new.Name, Widenings: []Change{}, Narrowings: []Change{}}
 	for _, w := range wide {
@@ -134,7 +134,7 @@ func groupGrants(k *Kit) []GroupGrants {
 	if len(base.Capabilities) == len(d.Capabilities) {
 		return out
 	}
-	bs := spec.SurfaceOf(&base)
+	bs := spec.AtomsOf(&base)
 	origins := k.origins(true)
 	for i, c := range d.Capabilities {
 		if c.Group == nil || !c.Group.Optional {
@@ -146,7 +146,7 @@ func groupGrants(k *Kit) []GroupGrants {
 		if g.Group == "" {
 			g.Group = g.Field
 		}
-		for _, w := range bs.Widenings(spec.SurfaceOf(&with)) {
+		for _, w := range spec.Widenings(bs, spec.AtomsOf(&with)) {
 			g.Adds = append(g.Adds, Change{Kind: KindWidening, Category: w.Category, Detail: w.Detail,
 				At: k.pos(groupOrigin(origins, i, w))})
 		}

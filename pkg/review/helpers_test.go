@@ -1,17 +1,12 @@
 package review
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	goldenfile "github.com/kitsmith/kitsmith/internal/golden"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // source parses a kit source body (after schemaVersion) as name.
 func source(t *testing.T, name, body string) *Kit {
@@ -26,26 +21,11 @@ func source(t *testing.T, name, body string) *Kit {
 	return &Kit{Name: name, Descriptor: k.Descriptor, Source: k}
 }
 
-// golden compares got with testdata/name, or rewrites it under -update.
+// golden compares got with testdata/name, or rewrites it under
+// KITSMITH_UPDATE_GOLDEN=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // lines renders changes as "category: detail".

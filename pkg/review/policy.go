@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -73,7 +75,13 @@ type Ceiling struct {
 	// labels), or * and ** for everything.
 	Network NetworkCeiling `yaml:"network,omitempty" json:"network,omitzero"`
 	// Credentials are the allowed credential services, in either phase.
+	// The hosts a credential's secret is presented to (inject domains,
+	// OAuth token endpoint and resource hosts) must be allowed by
+	// Network in the credential's phase.
 	Credentials []string `yaml:"credentials,omitempty" json:"credentials,omitempty"`
+	// RawCredentials are the services whose secret itself may enter the
+	// sandbox: an apiKey with a name and without proxyManaged: true.
+	RawCredentials []string `yaml:"rawCredentials,omitempty" json:"rawCredentials,omitempty"`
 	// HostMounts and Volumes are the allowed host-mount@1 and volume@1
 	// paths: a path, or a directory followed by /** for it and everything
 	// under it.
@@ -170,7 +178,7 @@ func ParsePolicy(name string, src []byte) (*Policy, error) {
 var stringKeys = map[string]bool{
 	"policyVersion": true, "identity": true, "identityRegexp": true, "issuer": true, "issuerRegexp": true,
 	"repository": true, "ref": true, "trigger": true, "name": true, "sha": true, "digest": true, "surface": true,
-	"install": true, "runtime": true, "credentials": true, "hostMounts": true, "volumes": true, "skills": true, "services": true,
+	"install": true, "runtime": true, "credentials": true, "rawCredentials": true, "hostMounts": true, "volumes": true, "skills": true, "services": true,
 }
 
 // stringsQuoted refuses a null and a string field written as another
@@ -243,14 +251,54 @@ func (s Signer) check() error {
 		if re.v == "" {
 			continue
 		}
-		if _, err := regexp.Compile(re.v); err != nil {
-			return fmt.Errorf("%s: %w", re.name, err)
-		}
-		if !strings.HasPrefix(re.v, "^") || !strings.HasSuffix(re.v, "$") {
-			return fmt.Errorf("%s %q is not anchored: write ^…$, so that it cannot match an identity that only starts or ends like it", re.name, re.v)
+		if err := checkAnchored(re.v); err != nil {
+			return fmt.Errorf("%s %w", re.name, err)
 		}
 	}
 	return nil
+}
+
+// checkAnchored refuses a regular expression that does not match whole
+// strings: judged on its syntax tree, the expression must be one
+// concatenation that starts with ^ and ends with $. Textual checks are
+// not enough: ^a|b$ starts with ^ and ends with $, yet is (^a)|(b$), a
+// prefix match or a suffix match.
+func checkAnchored(expr string) error {
+	if _, err := regexp.Compile(expr); err != nil {
+		return fmt.Errorf("%q: %w", expr, err)
+	}
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return fmt.Errorf("%q: %w", expr, err)
+	}
+	re = re.Simplify()
+	anchored := re.Op == syntax.OpConcat && len(re.Sub) >= 2 &&
+		re.Sub[0].Op == syntax.OpBeginText && re.Sub[len(re.Sub)-1].Op == syntax.OpEndText
+	if !anchored {
+		return fmt.Errorf("%q is not anchored as a whole: write ^(?:…)$ around the whole expression, so that no alternative can match an identity that only starts or ends like it", expr)
+	}
+	return nil
+}
+
+// wholeMatch returns expr as the verifier is given it: ^(?:expr)$, so
+// that it matches whole strings whatever the file wrote ("" stays "").
+func wholeMatch(expr string) string {
+	if expr == "" {
+		return ""
+	}
+	return "^(?:" + expr + ")$"
+}
+
+// SignerMatchers returns the policy's signers as a verifier is to match
+// them: exact values as written, every regular expression wrapped as
+// ^(?:expr)$ so that it matches whole identities and issuers only.
+func (p *Policy) SignerMatchers() []Signer {
+	out := make([]Signer, len(p.Signers))
+	for i, s := range p.Signers {
+		out[i] = Signer{Identity: s.Identity, IdentityRegexp: wholeMatch(s.IdentityRegexp),
+			Issuer: s.Issuer, IssuerRegexp: wholeMatch(s.IssuerRegexp)}
+	}
+	return out
 }
 
 func (c *Ceiling) check() error {
@@ -261,7 +309,7 @@ func (c *Ceiling) check() error {
 	}{
 		{"network.install", c.Network.Install, checkHostPattern}, {"network.runtime", c.Network.Runtime, checkHostPattern},
 		{"hostMounts", c.HostMounts, checkPathPattern}, {"volumes", c.Volumes, checkPathPattern}, {"skills", c.Skills, checkPathPattern},
-		{"credentials", c.Credentials, nonEmpty}, {"services", c.Services, nonEmpty},
+		{"credentials", c.Credentials, nonEmpty}, {"rawCredentials", c.RawCredentials, nonEmpty}, {"services", c.Services, nonEmpty},
 	} {
 		for i, v := range l.list {
 			if err := l.ok(v); err != nil {
@@ -287,23 +335,30 @@ func nonEmpty(s string) error {
 	return nil
 }
 
-// hostPatternRE and pathPatternRE are the item patterns of
-// schemas/policy.schema.json.
-var (
-	hostPatternRE = regexp.MustCompile(`^(\*\*?|(\*\*?\.)?[^*/ :]+(:[0-9]+)?)$`)
-	pathPatternRE = regexp.MustCompile(`^/[^*]*(/\*\*)?$`)
-)
+// pathPatternRE is the item pattern of schemas/policy.schema.json for
+// paths.
+var pathPatternRE = regexp.MustCompile(`^/[^*]*(/\*\*)?$`)
 
+// checkHostPattern parses a ceiling host pattern as spec.ParseHost does,
+// refusing a wildcard that does not stand first (bedrock-*.example.org),
+// whose meaning is the runtime's matcher's, and a reference.
 func checkHostPattern(s string) error {
-	if !hostPatternRE.MatchString(s) {
-		return fmt.Errorf("%q is not a host pattern: write host, host:port, *.domain or **.domain (a wildcard stands only first), * or **", s)
+	h, err := spec.ParseHost(s)
+	if err == nil && (h.Kind == spec.HostGlob || h.Kind == spec.HostParam) {
+		err = errors.New("a wildcard stands only first")
+	}
+	if err != nil {
+		return fmt.Errorf("%q is not a host pattern (%w): write host, host:port, *.domain or **.domain (a wildcard stands only first), * or **", s, err)
 	}
 	return nil
 }
 
+// checkPathPattern refuses a path pattern that is not absolute and
+// canonical, or has a wildcard other than a final /**.
 func checkPathPattern(s string) error {
-	if !pathPatternRE.MatchString(s) {
-		return fmt.Errorf("%q is not a path pattern: write an absolute path, or a directory followed by /**", s)
+	dir := strings.TrimSuffix(s, "/**")
+	if !pathPatternRE.MatchString(s) || dir != "" && path.Clean(dir) != dir {
+		return fmt.Errorf("%q is not a path pattern: write an absolute, clean path (no . or .. elements, no trailing /), or a directory followed by /**", s)
 	}
 	return nil
 }
@@ -325,17 +380,22 @@ func LoadSurface(path string) (*spec.Surface, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("reading the surface %s: %w", path, err)
 	}
-	switch {
-	case doc.Surface != nil:
-		return doc.Surface, nil
-	case doc.Kit.Surface != nil:
-		return doc.Kit.Surface, nil
+	s := doc.Surface
+	if s == nil {
+		s = doc.Kit.Surface
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var s spec.Surface
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("reading the surface %s: not a recorded surface: %w", path, err)
+	if s == nil {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		s = &spec.Surface{}
+		if err := dec.Decode(s); err != nil {
+			return nil, fmt.Errorf("reading the surface %s: not a recorded surface: %w", path, err)
+		}
 	}
-	return &s, nil
+	// Every grant is read as the typed atom it records; a baseline that
+	// does not parse would cover nothing a gate can vouch for.
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("reading the surface %s: %w", path, err)
+	}
+	return s, nil
 }

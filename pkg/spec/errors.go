@@ -27,6 +27,10 @@ type Error struct {
 	Ref string
 	// Msg says what is wrong and what to change.
 	Msg string
+	// Suggest is the text the message proposes writing in place of the
+	// key or value at Field (a did-you-mean key or type); "" when it
+	// proposes none.
+	Suggest string
 	// Err is the underlying error, if any.
 	Err error
 }

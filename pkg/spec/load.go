@@ -3,12 +3,10 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -22,6 +20,15 @@ type LoadOption func(*loadOptions)
 type loadOptions struct {
 	displayDir string
 	dirName    string
+	overlay    map[string][]byte
+}
+
+// WithOverlay makes the files named in files (by display path, as
+// Kit.Path and positions name them) read as the bytes given instead of
+// their content on disk: an editor's unsaved buffer, or a fix not yet
+// written. A file must exist on disk to be overlaid.
+func WithOverlay(files map[string][]byte) LoadOption {
+	return func(o *loadOptions) { o.overlay = files }
 }
 
 // WithDisplayDir sets the directory that display paths (Kit.Path, error
@@ -87,6 +94,9 @@ func Load(fsys fs.FS, name string, opts ...LoadOption) (*Kit, error) {
 		opt(&o)
 	}
 	name = path.Clean(name)
+	if len(o.overlay) > 0 {
+		fsys = o.overlaid(fsys)
+	}
 	fi, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("loading kit %s: %w", o.display(name), err)
@@ -207,108 +217,6 @@ func (l *loader) load(file string) (*Kit, error) {
 func sizeError(file string, n int) *Error {
 	return &Error{Range: Range{Start: Pos{File: file, Line: 1, Col: 1}}, Code: "size-budget",
 		Msg: fmt.Sprintf("descriptor is %d bytes, over the %d byte budget; move bulk into layers", n, MaxDescriptorBytes)}
-}
-
-func isYAMLName(name string) bool {
-	ext := strings.ToLower(path.Ext(name))
-	return ext == ".yaml" || ext == ".yml"
-}
-
-// readLimited reads at most limit bytes of name. When the file is larger,
-// it returns its size as tooBig (without reading it whole); otherwise
-// tooBig is -1.
-func readLimited(fsys fs.FS, name string, limit int) (data []byte, tooBig int, err error) {
-	if err := checkRegular(fsys, name); err != nil {
-		return nil, -1, err
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, -1, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		if !fi.Mode().IsRegular() { // replaced since checkRegular looked
-			return nil, -1, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-		}
-		if fi.Size() > int64(limit) {
-			return nil, int(fi.Size()), nil
-		}
-	}
-	data, err = io.ReadAll(io.LimitReader(f, int64(limit)+1))
-	if err != nil {
-		return nil, -1, fmt.Errorf("reading %s: %w", name, err)
-	}
-	if len(data) > limit {
-		return nil, len(data), nil
-	}
-	return data, -1, nil
-}
-
-// ErrNotRegular reports a kit file that is not a regular file (a FIFO,
-// device, socket or directory): kitsmith refuses it before opening it, since
-// opening a FIFO blocks until something writes to it.
-var ErrNotRegular = errors.New("not a regular file")
-
-// checkRegular refuses a name that is not a regular file, by its metadata,
-// without opening it.
-func checkRegular(fsys fs.FS, name string) error {
-	fi, err := fs.Stat(fsys, name)
-	if err != nil {
-		return err
-	}
-	switch {
-	case fi.IsDir():
-		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %w", ErrNotRegular, errDirectory)}
-	case !fi.Mode().IsRegular():
-		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, typeName(fi.Mode()))}
-	}
-	return nil
-}
-
-// errDirectory is a directory where a file was named: a mistake in the
-// kit, not an I/O failure.
-var errDirectory = errors.New("a directory")
-
-// typeName names a file mode's type for messages.
-func typeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
-}
-
-// FileError reports a kit file that exists but cannot be read (not a
-// regular file, no permission, an I/O error): Load fails with it, since the
-// kit cannot be judged without it. Missing files and files outside the kit
-// directory are problems of the kit instead, reported by Validate.
-type FileError struct {
-	// What names the file's role, e.g. "contentFile" or "dockerfile".
-	What string
-	// Path is the file's display path.
-	Path string
-	// Err is the cause.
-	Err error
-}
-
-// Error says which file could not be read and why.
-func (e *FileError) Error() string {
-	return fmt.Sprintf("reading %s %s: %v", e.What, e.Path, errors.Unwrap(e.Err))
-}
-
-// Unwrap returns the cause.
-func (e *FileError) Unwrap() error { return e.Err }
-
-// ioFailure reports whether a read error is one of the file system (the
-// file exists, inside the kit, but cannot be read) rather than of the kit.
-func ioFailure(err error) bool {
-	var pe *fs.PathError
-	return err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errDirectory) &&
-		!(errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"))
 }
 
 // decode parses src into k: the document with positions, the JSON data
@@ -499,131 +407,4 @@ func (l *loader) contextFiles(k *Kit) error {
 		}
 	}
 	return nil
-}
-
-// Locate returns the descriptor file of the kit directory dir in fsys
-// (SPEC-v3 §3): <dirName>.yaml (or .yml) when present; otherwise the single
-// *.yaml/*.yml file whose first line is the kit syntax line; otherwise the
-// single Dockerfile (Dockerfile, *.dockerfile, Dockerfile.*) carrying a
-// "# kit:" comment block. It fails with ErrNoKit when there is none and
-// ErrAmbiguousKit, listing the candidates, when there are several.
-func Locate(fsys fs.FS, dir, dirName string) (string, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return "", err
-	}
-	for _, ext := range []string{".yaml", ".yml"} {
-		if dirName == "" || dirName == "." {
-			break
-		}
-		for _, e := range entries {
-			if e.Name() == dirName+ext && !e.IsDir() {
-				return path.Join(dir, e.Name()), nil
-			}
-		}
-	}
-	var yamls, dockerfiles, oversized []string
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		name := path.Join(dir, e.Name())
-		switch {
-		case isYAMLName(name):
-			if first, err := firstLine(fsys, name); err == nil && isSyntaxLine(first) {
-				yamls = append(yamls, name)
-			}
-		case isDockerfileName(e.Name()):
-			// The comment block opens the file: a Dockerfile too big to
-			// load is still found by its head, and refused by Load with
-			// its size.
-			if head, err := readHead(fsys, name, maxFileBytes+1); err == nil {
-				if _, _, ok := ExtractComment(head[:min(len(head), maxFileBytes)]); ok {
-					dockerfiles = append(dockerfiles, name)
-				} else if len(head) > maxFileBytes {
-					oversized = append(oversized, name)
-				}
-			}
-		}
-	}
-	if len(yamls) == 0 && len(dockerfiles) == 0 && len(oversized) == 1 {
-		dockerfiles = oversized // Load reports its size
-	}
-	for _, c := range [][]string{yamls, dockerfiles} {
-		switch len(c) {
-		case 0:
-			continue
-		case 1:
-			return c[0], nil
-		default:
-			slices.Sort(c)
-			return "", &LocateError{Dir: dir, DirName: dirName, Candidates: c, Err: ErrAmbiguousKit}
-		}
-	}
-	return "", &LocateError{Dir: dir, DirName: dirName, Err: ErrNoKit}
-}
-
-// LocateError is a kit directory without exactly one descriptor. Err is
-// ErrNoKit or ErrAmbiguousKit.
-type LocateError struct {
-	// Dir is the kit directory; Candidates the descriptor files found in
-	// it (several for ErrAmbiguousKit).
-	Dir        string
-	DirName    string
-	Candidates []string
-	Err        error
-}
-
-// Error lists the candidates, or says what a kit directory holds.
-func (e *LocateError) Error() string {
-	if errors.Is(e.Err, ErrAmbiguousKit) {
-		return fmt.Sprintf("%v in %s: %s; name the descriptor file explicitly or rename one after the directory (%s.yaml)",
-			e.Err, e.Dir, strings.Join(e.Candidates, ", "), e.DirName)
-	}
-	return fmt.Sprintf("%v in %s: expected %s.yaml, a *.yaml whose first line is %q, or a Dockerfile with a %q block",
-		e.Err, e.Dir, e.DirName, SyntaxLine, CommentMarker)
-}
-
-// Unwrap returns ErrNoKit or ErrAmbiguousKit.
-func (e *LocateError) Unwrap() error { return e.Err }
-
-func isSyntaxLine(line string) bool {
-	line = strings.TrimSpace(line)
-	return line == SyntaxLine || line == RuntimeSyntaxLine
-}
-
-func isDockerfileName(name string) bool {
-	lower := strings.ToLower(name)
-	return lower == "dockerfile" || strings.HasSuffix(lower, ".dockerfile") || strings.HasPrefix(lower, "dockerfile.")
-}
-
-// readHead reads at most limit bytes from the start of a regular file.
-func readHead(fsys fs.FS, name string, limit int) ([]byte, error) {
-	if err := checkRegular(fsys, name); err != nil {
-		return nil, err
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, int64(limit)))
-}
-
-func firstLine(fsys fs.FS, name string) (string, error) {
-	if err := checkRegular(fsys, name); err != nil {
-		return "", err
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	buf := make([]byte, 256)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return "", err
-	}
-	line, _, _ := strings.Cut(string(buf[:n]), "\n")
-	return strings.TrimRight(line, "\r"), nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,5 +123,35 @@ func TestKitReadFileFS(t *testing.T) {
 	}
 	if _, err := p.ReadFile("bin/run.sh"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("ReadFile of a parsed kit: %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestReadRegular(t *testing.T) {
+	fsys := fstest.MapFS{
+		"ok":   {Data: []byte("hello")},
+		"big":  {Data: []byte("0123456789")},
+		"fifo": {Mode: fs.ModeNamedPipe},
+		"dev":  {Mode: fs.ModeDevice},
+		"dir":  {Mode: fs.ModeDir},
+	}
+	tests := []struct {
+		name    string
+		want    string
+		wantErr error
+	}{
+		{name: "ok", want: "hello"},
+		{name: "big", wantErr: ErrFileTooLarge},
+		{name: "fifo", wantErr: ErrNotRegular},
+		{name: "dev", wantErr: ErrNotRegular},
+		{name: "dir", wantErr: ErrNotRegular},
+		{name: "missing", wantErr: fs.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ReadRegular(fsys, tt.name, 8)
+			if !errors.Is(err, tt.wantErr) || string(got) != tt.want {
+				t.Errorf("ReadRegular(%s) = %q, %v; want %q, %v", tt.name, got, err, tt.want, tt.wantErr)
+			}
+		})
 	}
 }

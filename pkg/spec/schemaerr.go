@@ -66,10 +66,11 @@ func (vi *violation) unknownFields(k *kind.AdditionalProperties) Errors {
 	for _, p := range k.Properties {
 		toks := vi.child(p)
 		msg := fmt.Sprintf("unknown field %q in %s", p, vi.what)
-		if hint := fieldHint(vi.loc, p, allowed); hint != "" {
+		hint, alt := fieldHint(vi.loc, p, allowed)
+		if hint != "" {
 			msg += "; " + hint
 		}
-		out = append(out, &Error{Range: vi.at(toks, true), Field: fieldOf(vi.root, toks), Code: "unknown-field", Ref: ref, Msg: msg})
+		out = append(out, &Error{Range: vi.at(toks, true), Field: fieldOf(vi.root, toks), Code: "unknown-field", Ref: ref, Msg: msg, Suggest: alt})
 	}
 	return out
 }

@@ -88,32 +88,40 @@ var v2Hints = map[string]string{
 	"caps":              "v3 declares capabilities in the capabilities: list",
 }
 
-// fieldHint suggests what to write instead of an unknown key.
-func fieldHint(loc []string, key string, allowed []string) string {
+// fieldHint suggests what to write instead of an unknown key, and the key
+// it means when it names one (a renamed or misspelt key), else "".
+func fieldHint(loc []string, key string, allowed []string) (hint, alt string) {
 	if len(loc) == 0 {
 		if h, ok := v2Hints[key]; ok {
-			return h
+			if a, ok := v2Spellings[key]; ok {
+				return h, a
+			}
+			return h, ""
 		}
 	}
 	if key == "onlyIfMissing" {
-		return "the v3 form is overwrite: false"
+		return "the v3 form is overwrite: false", ""
 	}
 	if key == "protocol" {
-		return "the v3 field is transport"
+		return "the v3 field is transport", ""
 	}
 	for _, a := range allowed {
 		if strings.EqualFold(a, key) {
-			return fmt.Sprintf("did you mean %q? field names are case-sensitive", a)
+			return fmt.Sprintf("did you mean %q? field names are case-sensitive", a), a
 		}
 	}
 	if best := suggest.Closest(key, allowed, 3); best != "" {
-		return fmt.Sprintf("did you mean %q?", best)
+		return fmt.Sprintf("did you mean %q?", best), best
 	}
 	if len(allowed) > 0 && len(allowed) <= 12 {
-		return "allowed fields: " + strings.Join(allowed, ", ")
+		return "allowed fields: " + strings.Join(allowed, ", "), ""
 	}
-	return ""
+	return "", ""
 }
+
+// v2Spellings are the v2 keys whose v3 field is the same with another
+// spelling.
+var v2Spellings = map[string]string{"sourceURL": "sourceUrl", "iconURL": "iconUrl"}
 
 // nameHint explains the grammar of map keys.
 func nameHint(loc []string) string {

@@ -67,9 +67,9 @@ func networkOrigins(e Entry) ([]Origin, bool) {
 // grantsOf lists the grants one capability contributes, attributed to
 // field.
 func grantsOf(c Capability, field string) []Origin {
-	s := &Surface{}
-	s.add(c)
-	s.normalize()
+	var b atomBuilder
+	b.add(c)
+	s := b.surface()
 	var out []Origin
 	for _, l := range s.lists() {
 		for _, x := range *l.list {

@@ -73,15 +73,19 @@ capabilities:
 		NetworkRuntimeHTTPDeny:  []string{"ANY *.ads.example.com/**", "ANY api.example.com/admin"},
 		CredentialsInstall:      []string{"github", "npm"},
 		CredentialsRuntime:      []string{"github"},
-		SSHAgent:                []string{"install", "runtime authenticate git@github.com", "runtime sign git"},
-		StoragePaths:            []string{"/data"},
-		HostMountPaths:          []string{"/cache"},
-		SkillsPaths:             []string{"/skills"},
-		SkillsWritePaths:        []string{"/skills"},
-		Ports:                   []string{"53/udp", "8080/tcp"},
-		USB:                     []string{"1050:0407", "class:0e"},
-		Privileged:              true,
-		Services:                []string{"com.docker.sandbox/git-identity@1", "com.example/custom@1+015abd7f5cc5"},
+		// named keys without proxyManaged: true put the secret itself in
+		// the sandbox
+		CredentialsInstallRaw: []string{"github", "npm"},
+		CredentialsRuntimeRaw: []string{"github"},
+		SSHAgent:              []string{"install", "runtime authenticate git@github.com", "runtime sign git"},
+		StoragePaths:          []string{"/data"},
+		HostMountPaths:        []string{"/cache"},
+		SkillsPaths:           []string{"/skills"},
+		SkillsWritePaths:      []string{"/skills"},
+		Ports:                 []string{"53/udp", "8080/tcp"},
+		USB:                   []string{"1050:0407", "class:0e"},
+		Privileged:            true,
+		Services:              []string{"com.docker.sandbox/git-identity@1", "com.example/custom@1+015abd7f5cc5"},
 	}
 	if diff := cmp.Diff(want, SurfaceOf(d)); diff != "" {
 		t.Errorf("SurfaceOf (-want +got):\n%s", diff)
@@ -141,6 +145,7 @@ capabilities:
 			{"network.runtime.http.allow", "POST up.example.com/v1/x/y"},
 			{"network.runtime.http.deny-removed", "DELETE api.example.com/**"},
 			{"credentials.install", "github"},
+			{"credentials.install.raw", "github"},
 			{"ssh-agent", "runtime authenticate gitlab.com"},
 			{"ports", "80/tcp"},
 			{"privileged", "requests privileged execution"},
@@ -246,6 +251,42 @@ func TestSurfaceOpaque(t *testing.T) {
 			got := SurfaceOf(&Descriptor{Capabilities: tc.caps})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("SurfaceOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Atoms are typed: bounded entries keep host, method and path apart
+// (paths cleaned), hosts compare as parsed, and credentials contribute
+// the hosts their secret goes to and whether it enters the sandbox.
+func TestWideningsTypedAtoms(t *testing.T) {
+	const np = "  - type: com.docker.sandbox/network-policy@2\n    config:\n      runtime:\n        allow: "
+	const cred = "  - type: com.docker.sandbox/credential@1\n    config: {service: api, phase: runtime, apiKey: "
+	tests := []struct {
+		name, old, new string
+		want           []Widening
+	}{
+		{"a bounded host that is not a host", np + "[{hosts: [10.0.0.1], methods: [GET]}]\n", np + "[{hosts: [10.0.0.1/0], methods: [GET]}]\n",
+			[]Widening{{"invalid", "network.runtime.http.allow: 10.0.0.1/0"}}},
+		{"userinfo in a bounded host", np + "[{hosts: [api.example.org], methods: [GET]}]\n", np + "[{hosts: [\"api.example.org:443@evil.com\"], methods: [GET]}]\n",
+			[]Widening{{"invalid", "network.runtime.http.allow: api.example.org:443@evil.com"}}},
+		{"a path escaping its bound", np + "[{hosts: [api.example.org], methods: [GET], paths: [/v1/**]}]\n", np + "[{hosts: [api.example.org], methods: [GET], paths: [/v1/../admin/**]}]\n",
+			[]Widening{{"network.runtime.http.allow", "GET api.example.org/admin/**"}}},
+		{"a path within its bound (look-alike)", np + "[{hosts: [api.example.org], methods: [GET], paths: [/v1/**]}]\n", np + "[{hosts: [api.example.org], methods: [GET], paths: [/v1/x/../y]}]\n",
+			nil},
+		{"case and a trailing dot do not count (look-alike)", np + "[api.example.org]\n", np + "[API.Example.ORG.]\n", nil},
+		{"a new inject domain", np + "[\"*\"]\n" + cred + "{inject: [{domain: a.example.org}]}}\n", np + "[\"*\"]\n" + cred + "{inject: [{domain: a.example.org}, {domain: b.example.org}]}}\n",
+			[]Widening{{"credentials.runtime.inject", "api b.example.org"}}},
+		{"proxyManaged true to false", np + "[a.example.org]\n" + cred + "{name: K, proxyManaged: true, inject: [{domain: a.example.org}]}}\n", np + "[a.example.org]\n" + cred + "{name: K, proxyManaged: false, inject: [{domain: a.example.org}]}}\n",
+			[]Widening{{"credentials.runtime.raw", "api"}}},
+		{"proxyManaged false to true (look-alike: a narrowing)", np + "[a.example.org]\n" + cred + "{name: K, proxyManaged: false}}\n", np + "[a.example.org]\n" + cred + "{name: K, proxyManaged: true}}\n", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := SurfaceOf(parseDescriptor(t, "kind: mixin\ncapabilities:\n"+tc.old))
+			n := SurfaceOf(parseDescriptor(t, "kind: mixin\ncapabilities:\n"+tc.new))
+			if diff := cmp.Diff(tc.want, o.Widenings(n)); diff != "" {
+				t.Errorf("Widenings (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -220,6 +220,27 @@ func (v *validator) keyErrorf(field, code, ref, format string, args ...any) {
 	v.semantic.add(false, newErrorf(v.k.KeyPosOf(field), field, code, ref, format, args...))
 }
 
+// suggested records errors that carry a suggested replacement.
+type suggested struct {
+	v   *validator
+	alt string
+}
+
+// suggest returns a recorder whose errors suggest alt (see Error.Suggest).
+func (v *validator) suggest(alt string) suggested { return suggested{v, alt} }
+
+func (s suggested) errorf(field, code, ref, format string, args ...any) {
+	e := newErrorf(s.v.k.PosOf(field), field, code, ref, format, args...)
+	e.Suggest = s.alt
+	s.v.semantic.add(false, e)
+}
+
+func (s suggested) warnf(field, code, ref, format string, args ...any) {
+	e := newErrorf(s.v.k.PosOf(field), field, code, ref, format, args...)
+	e.Suggest = s.alt
+	s.v.semantic.add(true, e)
+}
+
 // warnf records a warning at the value of field.
 func (v *validator) warnf(field, code, ref, format string, args ...any) {
 	v.semantic.add(true, newErrorf(v.k.PosOf(field), field, code, ref, format, args...))

@@ -223,12 +223,14 @@ func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 		return false // the schema reports the missing type
 	}
 	if !typeRE.MatchString(c.Type) {
-		v.errorf(field(e.f, "type"), "type-grammar", "", "type %q is not <namespace>/<name>@<version>%s", c.Type, typeHint(c.Type))
+		hint, alt := typeHint(c.Type)
+		v.suggest(alt).errorf(field(e.f, "type"), "type-grammar", "", "type %q is not <namespace>/<name>@<version>%s", c.Type, hint)
 		return false
 	}
 	if strings.HasPrefix(c.Type, sandboxNamespace) && !slices.Contains(knownTypes, c.Type) {
-		v.warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts treat it as unknown%s",
-			c.Type, sandboxTypeHint(c.Type))
+		hint, alt := sandboxTypeHint(c.Type)
+		v.suggest(alt).warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts treat it as unknown%s",
+			c.Type, hint)
 	}
 	if c.Type == TypePrivileged && c.Description == "" {
 		v.warnf(e.f, "privileged-description", "privileged@1/description-says-why",
@@ -344,8 +346,9 @@ func envKeyIn(v any, p string, depth int) string {
 	return ""
 }
 
-// typeHint suggests the well-known type a malformed type means.
-func typeHint(typ string) string {
+// typeHint suggests the well-known type a malformed type means, and
+// names it when it finds one.
+func typeHint(typ string) (hint, alt string) {
 	name := typ
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
@@ -353,10 +356,10 @@ func typeHint(typ string) string {
 	name, _, _ = strings.Cut(name, "@")
 	for _, known := range knownTypes {
 		if strings.TrimSuffix(strings.TrimPrefix(known, "com.docker.sandbox/"), known[strings.LastIndex(known, "@"):]) == name {
-			return "; did you mean " + known + "?"
+			return "; did you mean " + known + "?", known
 		}
 	}
-	return "; write it as in com.docker.sandbox/network-policy@1 (the version is a whole number from 1)"
+	return "; write it as in com.docker.sandbox/network-policy@1 (the version is a whole number from 1)", ""
 }
 
 func literal(s string) bool { return !argRef.MatchString(s) && !envOpenerRE.MatchString(s) }

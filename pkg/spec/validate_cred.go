@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -30,11 +31,18 @@ func (v *validator) checkCredential(cf string, c Credential) bool {
 			if in.Domain == "" {
 				v.errorf(field(cf, "apiKey", "inject", j, "domain"), "credential", "", "inject[%d]: domain is required: the host whose requests get the header", j)
 			}
+			v.checkHost(field(cf, "apiKey", "inject", j, "domain"), fmt.Sprintf("inject[%d].domain", j), in.Domain)
 		}
 	}
 	if o := c.OAuth; o != nil {
 		if o.TokenEndpoint != nil && o.TokenEndpoint.Host == "" {
 			v.errorf(field(cf, "oauth", "tokenEndpoint", "host"), "credential", "", "oauth.tokenEndpoint.host is required: the host that issues the tokens")
+		}
+		if o.TokenEndpoint != nil {
+			v.checkHost(field(cf, "oauth", "tokenEndpoint", "host"), "oauth.tokenEndpoint.host", o.TokenEndpoint.Host)
+		}
+		for j, h := range o.ResourceHosts {
+			v.checkHost(field(cf, "oauth", "resourceHosts", j), fmt.Sprintf("oauth.resourceHosts[%d]", j), h)
 		}
 		if cfile := o.CredentialFile; cfile != nil && cfile.Format != nil {
 			switch *cfile.Format {

@@ -18,10 +18,11 @@ var withdrawnTypes = map[string]string{
 
 // sandboxTypeHint suggests the well-known type an unknown
 // com.docker.sandbox type means: its replacement when it was withdrawn,
-// the newest version of a type of that name, or the nearest name.
-func sandboxTypeHint(typ string) string {
+// the newest version of a type of that name, or the nearest name; alt is
+// that type, or "".
+func sandboxTypeHint(typ string) (hint, alt string) {
 	if r, ok := withdrawnTypes[typ]; ok {
-		return "; it was withdrawn: did you mean " + r + "?"
+		return "; it was withdrawn: did you mean " + r + "?", r
 	}
 	name, _, _ := strings.Cut(strings.TrimPrefix(typ, sandboxNamespace), "@")
 	newest, names := "", make([]string, 0, len(knownTypes))
@@ -33,7 +34,7 @@ func sandboxTypeHint(typ string) string {
 		names = append(names, kn)
 	}
 	if newest != "" {
-		return "; no such version: did you mean " + newest + "?"
+		return "; no such version: did you mean " + newest + "?", newest
 	}
 	if best := suggest.Closest(name, names, 4); best != "" {
 		_, version, _ := strings.Cut(typ, "@")
@@ -42,9 +43,9 @@ func sandboxTypeHint(typ string) string {
 				newest = known // the version written, when that name has it
 			}
 		}
-		return "; did you mean " + newest + "?"
+		return "; did you mean " + newest + "?", newest
 	}
-	return ""
+	return "", ""
 }
 
 // argHint suggests the declared arg a reference to an undeclared one

@@ -360,6 +360,13 @@ func (v *validator) checkNetworkEntryValues(ef, phase string, allow bool, en Net
 	if seen["ANY"] && len(en.Methods) > 1 {
 		v.errorf(field(ef, "methods"), "network-entry", "", "%s entry names ANY beside a specific method; ANY already covers every method, so keep it alone", phase)
 	}
+	for k, h := range en.Hosts {
+		hf := ef
+		if en.Object {
+			hf = field(ef, "hosts", k)
+		}
+		v.checkHost(hf, phase+" entry host", h)
+	}
 	for k, p := range en.Paths {
 		if !strings.HasPrefix(p, "/") {
 			v.errorf(field(ef, "paths", k), "network-entry", "", "%s entry path %q must start with \"/\"", phase, p)
@@ -373,6 +380,24 @@ func (v *validator) checkNetworkEntryValues(ef, phase string, allow bool, en Net
 			v.errorf(field(ef, "hosts", k), "network-entry", "network-policy@2/bounded-allow-hosts-literal",
 				"%s allow entry bounds the pattern %q; an entry stating methods or paths names its hosts exactly, or the pattern would be bounded and unbounded at once", phase, h)
 		}
+	}
+}
+
+// checkHost refuses a literal host that is not a host pattern
+// (ParseHost), naming the field, and warns on a wildcard outside the
+// specification's portable patterns (host, host:port, *.domain, * and
+// **), naming the nearest legal form. Values holding references are
+// judged once expanded.
+func (v *validator) checkHost(f, what, h string) {
+	if h == "" || !literal(h) {
+		return
+	}
+	ph, err := ParseHost(h)
+	switch {
+	case err != nil:
+		v.errorf(f, "network-host", "", "%s %v; write a host name or IPv4 address, optionally :port, or *.domain, **.domain, * or **", what, err)
+	case ph.Kind == HostGlob:
+		v.warnf(f, "host-wildcard", "", "%s %q has a wildcard inside the name, which the specification's patterns (host, host:port, *.domain for one label, * and **) do not define: what it matches is up to the runtime's matcher, and kitsmith's gates judge it as matching any text; the nearest legal form is %q, or list the hosts", what, h, ph.NearestLegal().String())
 	}
 }
 

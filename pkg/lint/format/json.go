@@ -22,12 +22,18 @@ const JSONSchemaVersion = JSONFormatVersion
 //
 //	{"formatVersion": 1, "schemaVersion": 1 (deprecated, same value),
 //	 "findings": [{"rule", "severity", "message", "file", "line", "column",
-//	               "endLine", "endColumn", "fix", "kit", "helpUri"}],
+//	               "endLine", "endColumn", "fix", "kit", "helpUri",
+//	               "fixes": [{"title", "safe", "edits": [{"file", "offset",
+//	                          "endOffset", "line", "column", "endLine",
+//	                          "endColumn", "newText"}]}]}],
 //	 "summary": {"kits", "errors", "warnings", "info"}}
 //
 // Lines and columns are 1-based, columns count bytes, and endColumn is
 // exclusive; endLine and endColumn are omitted when unknown, fix when
-// empty. Findings is [] when there are none.
+// empty, fixes when the finding has none. An edit replaces the bytes
+// [offset, endOffset) of file (the same span as lines and byte columns)
+// with newText; a safe fix is one lint --fix applies. Findings is [] when
+// there are none.
 type JSON struct{}
 
 type jsonDoc struct {
@@ -39,17 +45,48 @@ type jsonDoc struct {
 }
 
 type jsonFinding struct {
-	Rule      string `json:"rule"`
-	Severity  string `json:"severity"`
-	Message   string `json:"message"`
+	Rule      string    `json:"rule"`
+	Severity  string    `json:"severity"`
+	Message   string    `json:"message"`
+	File      string    `json:"file"`
+	Line      int       `json:"line"`
+	Column    int       `json:"column"`
+	EndLine   int       `json:"endLine,omitempty"`
+	EndColumn int       `json:"endColumn,omitempty"`
+	Fix       string    `json:"fix,omitempty"`
+	Kit       string    `json:"kit"`
+	HelpURI   string    `json:"helpUri"`
+	Fixes     []jsonFix `json:"fixes,omitempty"`
+}
+
+type jsonFix struct {
+	Title string     `json:"title"`
+	Safe  bool       `json:"safe"`
+	Edits []jsonEdit `json:"edits"`
+}
+
+type jsonEdit struct {
 	File      string `json:"file"`
+	Offset    int    `json:"offset"`
+	EndOffset int    `json:"endOffset"`
 	Line      int    `json:"line"`
 	Column    int    `json:"column"`
-	EndLine   int    `json:"endLine,omitempty"`
-	EndColumn int    `json:"endColumn,omitempty"`
-	Fix       string `json:"fix,omitempty"`
-	Kit       string `json:"kit"`
-	HelpURI   string `json:"helpUri"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+	NewText   string `json:"newText"`
+}
+
+func jsonFixes(fs []lint.Fix) []jsonFix {
+	var out []jsonFix
+	for _, f := range fs {
+		jf := jsonFix{Title: f.Title, Safe: f.Safe, Edits: []jsonEdit{}}
+		for _, e := range f.Edits {
+			jf.Edits = append(jf.Edits, jsonEdit{File: e.File, Offset: e.Offset, EndOffset: e.EndOffset, Line: e.Range.Start.Line,
+				Column: e.Range.Start.Col, EndLine: e.Range.End.Line, EndColumn: e.Range.End.Col, NewText: e.NewText})
+		}
+		out = append(out, jf)
+	}
+	return out
 }
 
 type jsonSummary struct {
@@ -69,7 +106,7 @@ func (JSON) Format(w io.Writer, r *lint.Result) error {
 		doc.Findings = append(doc.Findings, jsonFinding{
 			Rule: f.RuleID, Severity: f.Severity.String(), Message: f.Message,
 			File: start.File, Line: start.Line, Column: start.Col, EndLine: end.Line, EndColumn: end.Col,
-			Fix: f.Fix, Kit: f.Kit, HelpURI: lint.HelpURI(f.RuleID),
+			Fix: f.Fix, Kit: f.Kit, HelpURI: lint.HelpURI(f.RuleID), Fixes: jsonFixes(f.Fixes),
 		})
 	}
 	enc := json.NewEncoder(w)

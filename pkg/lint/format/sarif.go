@@ -102,6 +102,7 @@ type (
 		Locations           []sarifLocation    `json:"locations"`
 		PartialFingerprints map[string]string  `json:"partialFingerprints"`
 		Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+		Fixes               []sarifFix         `json:"fixes,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
@@ -214,6 +215,7 @@ func (s *SARIF) result(f *lint.Finding, ruleIndex int, fp *fingerprinter) sarifR
 		PartialFingerprints: map[string]string{
 			FingerprintKey: fp.of(f, loc.URI),
 		},
+		Fixes: s.sarifFixes(f),
 	}
 }
 

@@ -81,6 +81,13 @@ func (t *Text) Format(out io.Writer, r *lint.Result) error {
 		if f.Fix != "" {
 			fmt.Fprintf(w, "    fix: %s\n", f.Fix)
 		}
+		if len(f.Fixes) > 0 {
+			how := "kitsmith lint --fix"
+			if !f.Fixes[0].Safe {
+				how = "unsafe: kitsmith lint --fix --unsafe-fixes"
+			}
+			fmt.Fprintf(w, "    autofix: %s (%s)\n", f.Fixes[0].Title, how)
+		}
 	}
 	_, err := fmt.Fprintf(w, "%s\n", Summary(r))
 	return err

@@ -1,0 +1,2 @@
+// Package stack stands in for the test services' harness.
+package stack

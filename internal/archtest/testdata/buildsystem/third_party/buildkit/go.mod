@@ -1,0 +1,3 @@
+module github.com/moby/buildkit
+
+go 1.26
