@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kitsmith/kitsmith/internal/golden"
+	"github.com/kitsmith/kitsmith/pkg/spec"
 	"github.com/kitsmith/kitsmith/schemas"
 )
 
@@ -61,7 +62,7 @@ func TestValidateGolden(t *testing.T) {
 				if jsonCode != code {
 					t.Errorf("--format json exits %d, text exits %d", jsonCode, code)
 				}
-				var doc validateJSON
+				var doc spec.ReportDocument
 				if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 					t.Fatalf("--format json output is not JSON: %v\n%s", err, stdout)
 				}

@@ -9,7 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kitsmith/kitsmith/internal/version"
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/build"
+	"github.com/kitsmith/kitsmith/pkg/lint/format"
+	"github.com/kitsmith/kitsmith/pkg/migrate"
+	"github.com/kitsmith/kitsmith/pkg/sign"
 	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // TestJSONFormatVersion runs every command that prints or writes JSON and
@@ -32,15 +39,15 @@ func TestJSONFormatVersion(t *testing.T) {
 		want int
 		old  bool // also carries the deprecated schemaVersion
 	}{
-		{name: "validate", args: []string{"validate", "--format", "json", specTestdata + "/valid/groups"}, want: validateFormatVersion},
-		{name: "lint", args: []string{"lint", "--format", "json", specTestdata + "/valid/groups"}, want: 1, old: true},
-		{name: "inspect", args: []string{"inspect", "--format", "json", "oci:" + kits.dir + "/tool"}, want: 1},
+		{name: "validate", args: []string{"validate", "--format", "json", specTestdata + "/valid/groups"}, want: spec.FormatVersion},
+		{name: "lint", args: []string{"lint", "--format", "json", specTestdata + "/valid/groups"}, want: format.FormatVersion, old: true},
+		{name: "inspect", args: []string{"inspect", "--format", "json", "oci:" + kits.dir + "/tool"}, want: artifact.FormatVersion},
 		{name: "check", args: []string{"check", "--format", "json", "oci:" + kits.dir + "/tool"}, want: 1},
-		{name: "version", args: []string{"version", "--format", "json"}, want: 1},
-		{name: "migrate", args: []string{"migrate", "--format", "json", v2}, want: 1},
-		{name: "verify", args: sf.verifyArgs("--format", "json", "--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, sf.refs["layout"]), want: 1},
+		{name: "version", args: []string{"version", "--format", "json"}, want: version.FormatVersion},
+		{name: "migrate", args: []string{"migrate", "--format", "json", v2}, want: migrate.FormatVersion},
+		{name: "verify", args: sf.verifyArgs("--format", "json", "--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, sf.refs["layout"]), want: sign.FormatVersion},
 		{name: "verify --policy", args: sf.verifyArgs("--format", "json", "--policy", admission, sf.refs["layout"]), want: 1},
-		{name: "build metadata", args: []string{"build", "--progress", "quiet", "--metadata-file", meta, buildKits + "/decl-mixin"}, file: meta, want: 1, old: true},
+		{name: "build metadata", args: []string{"build", "--progress", "quiet", "--metadata-file", meta, buildKits + "/decl-mixin"}, file: meta, want: build.FormatVersion, old: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +90,7 @@ func TestSpecRuleIDsAgree(t *testing.T) {
 		dir := filepath.ToSlash(filepath.Join("invalid", c.Name()))
 		t.Run(dir, func(t *testing.T) {
 			stdout, _, _ := runCLI(t, "validate", "--format", "json", dir)
-			var v validateJSON
+			var v spec.ReportDocument
 			if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 				t.Fatalf("validate JSON: %v", err)
 			}

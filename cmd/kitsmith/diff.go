@@ -26,7 +26,7 @@ func (k *kitInputFlags) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&k.buildArgs, "build-arg", nil, "build-phase kit arg value name=value a kit source is published with (repeatable)")
 	f.StringArrayVar(&k.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value; judges the effective form (repeatable)")
-	f.StringVar(&k.platform, "platform", "", "platform manifest to read a published kit's descriptor from, e.g. linux/arm64 (default: the first of the index)")
+	f.StringVar(&k.platform, "platform", "", "judge only this platform of a published kit, e.g. linux/arm64 (default: every platform, and the index)")
 }
 
 // loadOptions parses the flags; effective forces the effective form even
@@ -63,15 +63,36 @@ func checkKitArgs(o review.LoadOptions, kits ...*review.Kit) error {
 	return nil
 }
 
-// load reads one kit; a source that does not publish is a finding (exit
-// 1), any other failure a usage or I/O error (exit 2).
+// load reads one kit; a source that does not publish and a published
+// kit that is refused are findings (exit 1), any other failure a usage
+// or I/O error (exit 2).
 func (k *kitInputFlags) load(ctx context.Context, input string, o review.LoadOptions) (*review.Kit, error) {
-	kit, err := review.Load(ctx, input, o)
+	kits, err := k.loadAll(ctx, input, o, false)
+	if err != nil {
+		return nil, err
+	}
+	return kits[0], nil
+}
+
+// loadAll reads every platform of a published kit (review.LoadAll); with
+// all false, platforms that disagree are refused (review.Load).
+func (k *kitInputFlags) loadAll(ctx context.Context, input string, o review.LoadOptions, all bool) ([]*review.Kit, error) {
+	var kits []*review.Kit
+	var err error
+	if all {
+		kits, err = review.LoadAll(ctx, input, o)
+	} else {
+		var kit *review.Kit
+		if kit, err = review.Load(ctx, input, o); err == nil {
+			kits = []*review.Kit{kit}
+		}
+	}
 	var se *review.SourceError
+	var re *review.RefusalError
 	switch {
 	case err == nil:
-		return kit, nil
-	case errors.As(err, &se):
+		return kits, nil
+	case errors.As(err, &se), errors.As(err, &re):
 		return nil, &exitError{code: exitFindings, err: err}
 	}
 	hint := sourcePathHint(input) // a bare path is read as a kit source here
@@ -104,13 +125,17 @@ It also shows what selecting each optional group of NEW would add.
 
 OLD and NEW are kit directories or descriptor files (validated and published
 first, with --build-arg), oci:DIR[:tag] or oci-archive:FILE[:tag] references,
-or registry references (the published descriptor is read from the manifest
-annotation). With --kit-arg both are judged in their effective form, the one a
-runtime gates.
+or registry references. Both are judged in their effective form, the one a
+runtime gates: create-phase args expanded with their defaults, then the
+--kit-arg values. A published kit is judged on every descriptor a consumer can
+be served (the index's and each platform manifest's, or the one platform
+--platform names), each validated in published and effective mode first; a
+descriptor that does not validate, or a platform manifest that disagrees with
+the index, is refused (exit 1). A change on only some platforms names them.
 
 Exit status: 0 compared (or no widening with --fail-on widening), 1 a widening
-with --fail-on widening, or a kit source that does not validate, 2 usage or
-I/O error.`,
+with --fail-on widening, a kit source that does not validate, or a published
+kit that is refused, 2 usage or I/O error.`,
 		Example: `  # what the working tree changes against the published kit
   kitsmith diff 127.0.0.1:5000/kits/tool:1.0.0 kits/tool
 
@@ -145,22 +170,24 @@ func (o *diffOptions) run(ctx context.Context, out io.Writer, oldRef, newRef str
 	if err := o.validate(); err != nil {
 		return err
 	}
-	lo, err := o.loadOptions(false)
+	// Both kits are judged in their effective form: an arg default is
+	// what a sandbox created without --kit-arg is granted.
+	lo, err := o.loadOptions(true)
 	if err != nil {
 		return err
 	}
-	old, err := o.load(ctx, oldRef, lo)
+	old, err := o.loadAll(ctx, oldRef, lo, true)
 	if err != nil {
 		return err
 	}
-	new, err := o.load(ctx, newRef, lo)
+	new, err := o.loadAll(ctx, newRef, lo, true)
 	if err != nil {
 		return err
 	}
-	if err := checkKitArgs(lo, old, new); err != nil {
+	if err := checkKitArgs(lo, append(append([]*review.Kit(nil), old...), new...)...); err != nil {
 		return err
 	}
-	r := review.Diff(old, new)
+	r := review.DiffAll(old, new)
 	if err := review.WriteDiff(out, r, o.format); err != nil {
 		return fmt.Errorf("writing the diff: %w", err)
 	}

@@ -207,7 +207,7 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 	}
 	res, err := lint.Run(ctx, kits, cfg, lint.WithEnable(o.enable...), lint.WithDisable(o.disable...))
 	if err != nil {
-		return asUsage(err, "")
+		return lintRunError(err)
 	}
 	src := diag.Sources{}
 	for _, k := range kits {
@@ -230,6 +230,44 @@ func (o *lintOptions) run(ctx context.Context, out, _ io.Writer) error {
 		return errFindings
 	}
 	return nil
+}
+
+// lintFlags are the flags that give lint's option lists.
+var lintFlags = map[string]string{lint.ListWithEnable: "--enable", lint.ListWithDisable: "--disable"}
+
+// lintRunError is a usage error for lint.Run's err: the option lists it
+// names (WithEnable, WithDisable) named as the flags that gave them, and
+// for an unknown rule, the hint where the rules are listed.
+func lintRunError(err error) error {
+	hint := ""
+	if errors.Is(err, lint.ErrUnknownRule) {
+		hint = "hint: kitsmith lint --list-rules lists the rules"
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap() // the options' problems, joined
+	}
+	lines := make([]string, 0, len(errs))
+	renamed := false
+	for _, e := range errs {
+		switch x := e.(type) {
+		case *lint.UnknownRuleError:
+			if f, ok := lintFlags[x.List]; ok {
+				y := *x
+				y.List, e, renamed = f, &y, true
+			}
+		case *lint.ConflictError:
+			if f, ok := lintFlags[x.Enable]; ok {
+				y := *x
+				y.Enable, y.Disable, e, renamed = f, lintFlags[x.Disable], &y, true
+			}
+		}
+		lines = append(lines, e.Error())
+	}
+	if renamed {
+		err = errors.New(strings.Join(lines, "\n"))
+	}
+	return asUsage(err, hint)
 }
 
 // configOption is the configuration lint applies: --config for every kit,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -238,6 +239,9 @@ func (o *publishOptions) run(ctx context.Context, ro *rootOptions, out, errOut i
 			len(failed), len(res.Kits), plural(len(res.Kits)), pronoun(len(failed)), strings.Join(names, "; "))
 		if hint := accessHint(errs); hint != "" {
 			return asUsage(err, hint) // the registry could not be used: exit 2, as in every command
+		}
+		if errors.Is(errors.Join(errs...), publish.ErrTagExists) {
+			err = fmt.Errorf("%w\nhint: --force moves an existing tag to the new digest", err)
 		}
 		return &exitError{code: exitFindings, err: err}
 	}

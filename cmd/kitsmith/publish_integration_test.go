@@ -19,6 +19,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/publish"
 	"github.com/kitsmith/kitsmith/pkg/review"
+	"github.com/kitsmith/kitsmith/pkg/sign"
 )
 
 // publishServices returns the local Sigstore stack and registry, or skips
@@ -89,7 +90,7 @@ func TestPublishIntegration(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	m := readMetadata(t, meta)
-	policyFile := repoPolicyFor(t, review.Signer{Identity: stack.DefaultEmail, Issuer: s.OIDCURL})
+	policyFile := repoPolicyFor(t, sign.TrustedSigner{Identity: stack.DefaultEmail, Issuer: s.OIDCURL})
 	t.Logf("kitsmith publish of %d kits: %s wall", len(m.Kits), wall.Round(time.Millisecond))
 	for _, k := range m.Kits {
 		t.Logf("  %s: %v ms by stage", k.Stem, k.TimingsMillis)
@@ -145,7 +146,7 @@ func TestPublishIntegration(t *testing.T) {
 // repoPolicyFor writes kits/policy.yaml with its signers replaced by
 // signer (and no GitHub workflow claims), so that kits the test signs are
 // judged against the repository's own ceiling.
-func repoPolicyFor(t *testing.T, signer review.Signer) string {
+func repoPolicyFor(t *testing.T, signer sign.TrustedSigner) string {
 	t.Helper()
 	p, err := review.LoadPolicy(filepath.Join("..", "..", "kits", "policy.yaml"))
 	if err != nil {
@@ -154,7 +155,7 @@ func repoPolicyFor(t *testing.T, signer review.Signer) string {
 	if p.Ceiling == nil {
 		t.Fatal("kits/policy.yaml states no ceiling")
 	}
-	p.Signers, p.GitHubWorkflow = []review.Signer{signer}, nil
+	p.Signers, p.GitHubWorkflow = []sign.TrustedSigner{signer}, nil
 	b, err := yaml.Marshal(p)
 	if err != nil {
 		t.Fatal(err)

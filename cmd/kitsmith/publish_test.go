@@ -124,7 +124,7 @@ func TestPublishExistingTag(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runPublish(t, e, "--unsigned", "-t", ref, "../../pkg/publish/testdata/good")
-	if code != 1 || !strings.Contains(stdout, "at tag") || !strings.Contains(stdout, "--force") {
+	if code != 1 || !strings.Contains(stdout, "at tag") || !strings.Contains(stderr, "hint: --force moves an existing tag") {
 		t.Errorf("refusal: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if d, _ := artifact.Head(context.Background(), ref); d.Digest != before.Digest {

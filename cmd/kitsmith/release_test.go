@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kitsmith/kitsmith/internal/version"
 )
 
 // releaseTool returns the binary the environment variable names, or skips
@@ -179,8 +181,8 @@ func TestRelease(t *testing.T) {
 	if out, err := command(t, time.Minute, repo, nil, goreleaser, "check"); err != nil {
 		t.Fatalf("goreleaser check: %v\n%s", err, out)
 	}
-	dist, version := snapshotRelease(t, goreleaser)
-	archive := fmt.Sprintf("kitsmith_%s_linux_%s.tar.gz", version, runtime.GOARCH)
+	dist, rel := snapshotRelease(t, goreleaser)
+	archive := fmt.Sprintf("kitsmith_%s_linux_%s.tar.gz", rel, runtime.GOARCH)
 	sums := checksums(t, filepath.Join(dist, "checksums.txt"))
 	b, err := os.ReadFile(filepath.Join(dist, archive))
 	if err != nil {
@@ -232,16 +234,16 @@ func TestRelease(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kitsmith version: %v\n%s", err, out)
 	}
-	var v versionJSON
+	var v version.Document
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
 	commitTime, _ := time.Parse(time.RFC3339, date)
 	stampedTime, err := time.Parse(time.RFC3339, v.Date)
-	if v.Version != "v"+version || v.Revision != commit || err != nil || !stampedTime.Equal(commitTime) || v.Go != runtime.Version() {
-		t.Errorf("release binary reports %+v; want version v%s, commit %s, date %s, Go %s", v, version, commit, date, runtime.Version())
+	if v.Version != "v"+rel || v.Revision != commit || err != nil || !stampedTime.Equal(commitTime) || v.Go != runtime.Version() {
+		t.Errorf("release binary reports %+v; want version v%s, commit %s, date %s, Go %s", v, rel, commit, date, runtime.Version())
 	}
-	t.Run("action install", func(t *testing.T) { testActionInstall(t, dist, "v"+version, archive) })
+	t.Run("action install", func(t *testing.T) { testActionInstall(t, dist, "v"+rel, archive) })
 }
 
 // releaseServer serves dist as the release "tag" of a releases URL, the way

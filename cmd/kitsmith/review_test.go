@@ -35,7 +35,7 @@ func TestDiffCmd(t *testing.T) {
 		{name: "json", args: []string{"--format", "json", v1, v2}, stdout: `"formatVersion": 1`},
 		{name: "bad format", args: []string{"--format", "sarif", v1, v2}, code: exitUsage, stderr: "--format must be text, json or markdown"},
 		{name: "bad fail-on", args: []string{"--fail-on", "narrowing", v1, v2}, code: exitUsage, stderr: "--fail-on must be widening or none"},
-		{name: "invalid source", args: []string{v1, bad}, code: exitFindings, stderr: "does not publish"},
+		{name: "invalid source", args: []string{v1, bad}, code: exitFindings, stderr: "cannot be published (1 error):"},
 		{name: "missing layout", args: []string{v1, "oci:" + filepath.Join(t.TempDir(), "none")}, code: exitUsage, stderr: "kitsmith:"},
 		{name: "one argument", args: []string{v1}, code: exitUsage},
 	}

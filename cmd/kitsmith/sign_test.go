@@ -111,7 +111,7 @@ func TestVerifyCLIOutcomes(t *testing.T) {
 		t.Fatalf("sign: exit %d\n%s", code, stderr)
 	}
 	policy := filepath.Join(f.dir, "signers.json")
-	if err := os.WriteFile(policy, []byte(`[{"identity":"ops@example.org","issuer":"`+testIssuer+`"},{"identityRegexp":"^dev@","issuer":"`+testIssuer+`"}]`), 0o644); err != nil {
+	if err := os.WriteFile(policy, []byte(`[{"identity":"ops@example.org","issuer":"`+testIssuer+`"},{"identityRegexp":"^dev@.*$","issuer":"`+testIssuer+`"}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	badPolicy := filepath.Join(f.dir, "bad.json")
@@ -135,7 +135,7 @@ func TestVerifyCLIOutcomes(t *testing.T) {
 		{"untrusted root", []string{"verify", "--trusted-root", writeOtherRoot(t), "--insecure-ignore-sct", "--insecure-ignore-tlog", "--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, ref}, exitFindings, "failed to verify"},
 		{"identity without issuer", f.verifyArgs("--certificate-identity", testSigner, ref), exitUsage, "needs both"},
 		{"no policy at all", f.verifyArgs(ref), exitUsage, "no signer to accept"},
-		{"bad policy file", f.verifyArgs("--policy", badPolicy, ref), exitUsage, "an issuer or issuerRegexp is needed"},
+		{"bad policy file", f.verifyArgs("--policy", badPolicy, ref), exitUsage, "state exactly one of issuer and issuerRegexp"},
 		{"missing trusted root", []string{"verify", "--trusted-root", filepath.Join(f.dir, "nope.json"), "--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, ref}, exitUsage, "reading the trusted root"},
 		{"bad format", f.verifyArgs("--format", "sarif", "--policy", policy, ref), exitUsage, "--format"},
 	}

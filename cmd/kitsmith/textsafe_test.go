@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 )
 
@@ -76,7 +77,7 @@ func TestTextOutputEscapes(t *testing.T) {
 	})
 	t.Run("json is exact", func(t *testing.T) {
 		stdout, _, code := runCLI(t, "inspect", "--format", "json", ref)
-		var doc inspectJSON
+		var doc artifact.InspectionDocument
 		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 			t.Fatalf("exit %d: %v", code, err)
 		}

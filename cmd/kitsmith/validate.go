@@ -263,56 +263,10 @@ func plural(n int) string {
 	return "s"
 }
 
-// validateFormatVersion is the formatVersion of validate's JSON. Version 2:
-// "rule" is the rule id lint uses (spec/<code>); the specification
-// reference moved to "spec".
-const validateFormatVersion = 2
-
-// The JSON output of validate: a designed shape, not internal structs.
-type validateJSON struct {
-	FormatVersion int               `json:"formatVersion"`
-	Kits          []validateKitJSON `json:"kits"`
-}
-
-type validateKitJSON struct {
-	Path     string              `json:"path"`
-	Stem     string              `json:"stem"`
-	Kind     string              `json:"kind"`
-	Form     string              `json:"form"`
-	Valid    bool                `json:"valid"`
-	Errors   []validateErrorJSON `json:"errors"`
-	Warnings []validateErrorJSON `json:"warnings"`
-}
-
-type validateErrorJSON struct {
-	Message string `json:"message"`
-	Field   string `json:"field"`
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Rule    string `json:"rule"`
-	Code    string `json:"code"`
-	Spec    string `json:"spec,omitempty"`
-}
-
-func toErrorJSON(list spec.Errors) []validateErrorJSON {
-	out := make([]validateErrorJSON, 0, len(list))
-	for _, e := range list {
-		out = append(out, validateErrorJSON{
-			Message: e.Msg, Field: e.Field, File: e.Range.Start.File,
-			Line: e.Range.Start.Line, Column: e.Range.Start.Col, Rule: ruleID(e), Code: e.Code, Spec: e.Ref,
-		})
-	}
-	return out
-}
-
 func writeValidateJSON(w io.Writer, results []validateResult) error {
-	doc := validateJSON{FormatVersion: validateFormatVersion, Kits: []validateKitJSON{}}
+	doc := spec.NewReportDocument()
 	for _, r := range results {
-		doc.Kits = append(doc.Kits, validateKitJSON{
-			Path: r.kit.Path, Stem: r.kit.Stem, Kind: kindOf(r.kit), Form: r.kit.Form.String(),
-			Valid: r.report.OK(), Errors: toErrorJSON(r.report.Errors), Warnings: toErrorJSON(r.report.Warnings),
-		})
+		doc.Add(r.kit, r.report)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/textsafe"
-	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/admission"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
@@ -37,7 +37,8 @@ type verifyOptions struct {
 	registryFlags
 	formatFlag
 	verifierFlags
-	kitArgs []string
+	kitArgs  []string
+	platform string
 }
 
 func newVerifyCmd(ro *rootOptions) *cobra.Command {
@@ -63,15 +64,21 @@ signed timestamp), and matches the policy:
   --policy FILE   an admission policy (docs/policy.md): trusted signers,
                   GitHub workflow claims and a permission ceiling; or sign's
                   plain JSON or YAML list of trusted signers
-                  {identity | identityRegexp, issuer | issuerRegexp}
+                  {identity | identityRegexp, issuer | issuerRegexp}; in
+                  both, a regular expression is anchored as a whole
+                  (^…$, no top-level alternative) and matches whole values
 
 With a policy that states a ceiling, the kit must also stay within it once
-a signature is accepted: the published descriptor of the verified digest
-(read from its manifest annotation, no other network), in its effective form
-with --kit-arg values and the defaults, may grant no network destination,
+a signature is accepted: every descriptor the verified digest serves (the
+index's and each platform manifest's, or the one platform --platform names;
+no other network), each validated in published and effective mode and judged
+in its effective form with the defaults and then --kit-arg values, may grant
+no network destination, host a credential's secret goes to, raw credential,
 credential, path, device, port, SSH agent or privilege the ceiling does not
 allow, and no widening of a pinned baseline. Each violation names the
-surface entry and the policy rule it breaks.
+surface entry, the policy rule it breaks and the platforms it is on. A
+descriptor that does not validate, or a platform manifest that disagrees
+with the index, is refused with its reasons: never within the ceiling.
 
 The trusted root is public-good Sigstore's (through TUF, cached in
 --tuf-cache) unless --trusted-root names one, which also verifies offline.
@@ -130,6 +137,7 @@ func (o *verifyOptions) AddFlags(cmd *cobra.Command) {
 	o.formatFlag.AddFlags(cmd)
 	o.verifierFlags.AddFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value the ceiling judges the effective form with (repeatable; needs a --policy with a ceiling)")
+	cmd.Flags().StringVar(&o.platform, "platform", "", "judge only this platform's descriptor against the ceiling, e.g. linux/arm64 (default: every platform, and the index)")
 }
 
 // AddFlags registers the trust, policy and bypass flags on cmd.
@@ -187,7 +195,7 @@ func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	if o.policyFile == "" {
 		return p, nil, nil
 	}
-	admission, err := applyPolicyFile(o.policyFile, &p)
+	policy, err := applyPolicyFile(o.policyFile, &p)
 	if err != nil {
 		return sign.Policy{}, nil, err
 	}
@@ -198,11 +206,11 @@ func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	case o.key == "" && !hasID && len(p.TrustedSigners) == 0:
 		return sign.Policy{}, nil, usageErrorf("no signer to accept: %s lists no signers; add signers, --certificate-identity and --certificate-oidc-issuer, or --key", o.policyFile)
 	}
-	return p, admission, nil
+	return p, policy, nil
 }
 
 func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref string) error {
-	p, admission, err := o.policyOf()
+	p, policy, err := o.policyOf()
 	if err != nil {
 		return err
 	}
@@ -210,8 +218,15 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	if err != nil {
 		return err
 	}
-	if len(kitArgs) > 0 && (admission == nil || admission.Ceiling == nil) {
+	ceiling := policy != nil && policy.Ceiling != nil
+	if len(kitArgs) > 0 && !ceiling {
 		return usageErrorf("--kit-arg only applies to a --policy that states a ceiling")
+	}
+	if o.platform != "" && !ceiling {
+		return usageErrorf("--platform only applies to a --policy that states a ceiling")
+	}
+	if err := checkPlatform(o.platform); err != nil {
+		return err
 	}
 	v, err := o.verifier(ctx, e)
 	if err != nil {
@@ -221,62 +236,21 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 	if err != nil {
 		return err
 	}
-	res, verr := v.Verify(ctx, st, kit, p)
-	var ve *sign.VerificationError
-	switch {
-	case verr == nil, errors.Is(verr, sign.ErrNoSignature), errors.As(verr, &ve):
-	default:
-		return asUsage(verr, openHint(verr))
+	ao := admission.Options{Policy: p, KitArgs: kitArgs, Platform: o.platform, Artifact: o.artifactOptions()}
+	if ceiling {
+		ao.Ceiling = policy
 	}
-	var ceiling *review.CeilingResult
-	if verr == nil && admission != nil && admission.Ceiling != nil {
-		if ceiling, err = verifiedCeiling(ctx, ref, res.Subject, admission, kitArgs, o.artifactOptions()); err != nil {
-			return err
-		}
+	res, err := admission.Verify(ctx, v, st, kit, ref, ao)
+	if err != nil {
+		return asUsage(err, openHint(err))
 	}
-	if werr := o.write(out, ref, res, ceiling); werr != nil {
+	if werr := o.write(out, ref, res.Signatures, res.Ceiling); werr != nil {
 		return &exitError{code: exitUsage, err: werr}
 	}
-	if verr != nil || ceiling != nil && !ceiling.OK() {
+	if !res.OK() {
 		return errFindings
 	}
 	return nil
-}
-
-// verifiedCeiling judges the kit at the verified digest, not whatever the
-// reference names by now, against the admission policy's ceiling.
-func verifiedCeiling(ctx context.Context, ref string, subject v1.Descriptor, p *review.Policy, kitArgs map[string]string, aopts []artifact.Option) (*review.CeilingResult, error) {
-	pinned, err := pinnedRef(ref, subject.Digest.String())
-	if err != nil {
-		return nil, asUsage(err, "")
-	}
-	a, err := artifact.Open(ctx, pinned, aopts...)
-	if err != nil {
-		return nil, asUsage(err, openHint(err))
-	}
-	r, err := checkCeiling(ctx, a, p, review.WithKitArgs(kitArgs), review.WithArtifactOptions(aopts...))
-	if err != nil {
-		return nil, err
-	}
-	if r.Digest != subject.Digest.String() {
-		return nil, usageErrorf("%s changed while it was verified: the signature is on %s, the kit read is %s", ref, subject.Digest, r.Digest)
-	}
-	return r, nil
-}
-
-// pinnedRef names the kit at digest: repo@digest for a registry
-// reference; a layout or archive reference stays (its digest is compared
-// once read).
-func pinnedRef(ref, digest string) (string, error) {
-	r, err := artifact.ParseReference(ref)
-	if err != nil {
-		return "", err
-	}
-	pinned, err := r.Pinned(digest)
-	if errors.Is(err, artifact.ErrNotRegistry) {
-		return ref, nil
-	}
-	return pinned, err
 }
 
 // verificationRoot is the trusted root the instance flags select.
@@ -367,7 +341,7 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 	}
 	if o.json() {
 		doc := verifyJSON{
-			FormatVersion: sign.ResultFormatVersion, Reference: ref, Verified: accepted > 0 && (ceiling == nil || ceiling.OK()),
+			FormatVersion: sign.FormatVersion, Reference: ref, Verified: accepted > 0 && (ceiling == nil || ceiling.OK()),
 			Subject: res.Subject, Signatures: res.Signatures,
 		}
 		if ceiling != nil {

@@ -36,10 +36,7 @@ Exit status: 0 printed, 2 usage error.`,
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
-			return enc.Encode(versionJSON{
-				FormatVersion: 1, Name: v.Name, Version: v.Version, Revision: v.Revision,
-				Date: v.Date, Modified: v.Modified, Go: v.Go, Platform: runtime.GOOS + "/" + runtime.GOARCH,
-			})
+			return enc.Encode(v.Document())
 		},
 	}
 	f.AddFlags(cmd)
@@ -70,16 +67,4 @@ func writeVersion(w io.Writer, v version.Info) {
 		goVersion = "unknown"
 	}
 	fmt.Fprintf(w, "  commit:  %s\n  date:    %s\n  go:      %s %s/%s\n", commit, date, goVersion, runtime.GOOS, runtime.GOARCH)
-}
-
-// The JSON output of version: a designed shape, versioned.
-type versionJSON struct {
-	FormatVersion int    `json:"formatVersion"`
-	Name          string `json:"name"`
-	Version       string `json:"version"`
-	Revision      string `json:"revision,omitempty"`
-	Date          string `json:"date,omitempty"`
-	Modified      bool   `json:"modified,omitempty"`
-	Go            string `json:"go,omitempty"`
-	Platform      string `json:"platform"`
 }

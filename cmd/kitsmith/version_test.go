@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kitsmith/kitsmith/internal/version"
 )
 
 func TestVersion(t *testing.T) {
@@ -22,7 +24,7 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version (exit %d) differs from version:\n%s\nwant:\n%s", code, flag, text)
 	}
 	js, _, code := runCLI(t, "version", "--format", "json")
-	var v versionJSON
+	var v version.Document
 	if err := json.Unmarshal([]byte(js), &v); err != nil || code != 0 {
 		t.Fatalf("version --format json: exit %d, %v\n%s", code, err, js)
 	}

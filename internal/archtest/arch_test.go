@@ -35,16 +35,20 @@ var allow = map[string][]string{
 	"pkg/artifact":              {"pkg/spec", "internal/version"},
 	"pkg/artifact/artifacttest": {"pkg/spec", "pkg/artifact"},
 	"pkg/build":                 {"pkg/spec", "pkg/artifact", "pkg/progress", "internal/gitdate", "internal/version"},
-	"pkg/sign":                  {"pkg/progress"},
+	"pkg/sign":                  {"pkg/progress", "pkg/sign/signer"},
+	"pkg/sign/signer":           {},
 	"pkg/sign/signtest":         {"pkg/sign"},
-	"pkg/review":                {"pkg/spec", "pkg/artifact"},
+	"pkg/review":                {"pkg/spec", "pkg/artifact", "pkg/sign/signer"},
 	"pkg/migrate":               {"pkg/spec", "pkg/lint"},
+	// The admission check of verify --policy: signatures (sign) and the
+	// permission ceiling (review) of a published kit (artifact).
+	"pkg/admission": {"pkg/artifact", "pkg/sign", "pkg/review"},
 	"pkg/publish": {"pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review",
 		"internal/version"},
 	// kitsmith test: composes, runs the hooks and judges their egress.
 	"pkg/emulator": {"pkg/spec", "pkg/artifact", "pkg/build", "pkg/review", "internal/shimproto", "internal/textsafe"},
 	"cmd/kitsmith": {"schemas", "pkg/spec", "pkg/lint", "pkg/lint/format", "pkg/artifact", "pkg/build", "pkg/sign",
-		"pkg/review", "pkg/migrate", "pkg/progress", "pkg/publish", "pkg/emulator", "internal/shim",
+		"pkg/review", "pkg/migrate", "pkg/progress", "pkg/publish", "pkg/admission", "pkg/emulator", "internal/shim",
 		"internal/diag", "internal/textsafe", "internal/version"},
 	"internal/archtest": {},
 	"internal/diag":     {"internal/textsafe"},

@@ -4,6 +4,7 @@
 package version
 
 import (
+	"runtime"
 	"runtime/debug"
 )
 
@@ -67,4 +68,21 @@ func fromBuild(version, revision, date string, bi *debug.BuildInfo) Info {
 		info.Version = "dev"
 	}
 	return info
+}
+
+// FormatVersion is the formatVersion of Document.
+const FormatVersion = 1
+
+// Document is the JSON document of kitsmith version --format json.
+type Document struct {
+	// FormatVersion is FormatVersion.
+	FormatVersion int `json:"formatVersion"`
+	Info
+	// Platform is the OS and architecture the binary runs on (linux/amd64).
+	Platform string `json:"platform"`
+}
+
+// Document returns i as its JSON document.
+func (i Info) Document() Document {
+	return Document{FormatVersion: FormatVersion, Info: i, Platform: runtime.GOOS + "/" + runtime.GOARCH}
 }

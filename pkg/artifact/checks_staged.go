@@ -59,7 +59,7 @@ func (f *layerFS) stagedDescriptor(stem string) (*spec.Descriptor, error) {
 
 var (
 	errNoFile      = errors.New("not in the image")
-	errNotRegular  = errors.New("not a regular file")
+	errNotRegular  = spec.ErrNotRegular // one sentinel for every file that is not regular
 	errFileTooBig  = errors.New("larger than kitsmith reads")
 	errNotCaptured = errors.New("not read")
 )

@@ -3,6 +3,8 @@ package artifact
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // Errors Open, Write, Push, Tag, Head, a Target, Inspect and Check wrap;
@@ -18,8 +20,9 @@ var (
 	// duplicate.
 	ErrUnsafeArchive = errors.New("unsafe archive")
 	// ErrTooLarge reports a manifest, config, file or archive over
-	// kitsmith's read bounds.
-	ErrTooLarge = errors.New("over the read limit")
+	// kitsmith's read bounds. It is spec.ErrTooLarge, one sentinel for
+	// every bounded read.
+	ErrTooLarge = spec.ErrTooLarge
 	// ErrDigestMismatch reports content that does not match its digest
 	// or size.
 	ErrDigestMismatch = errors.New("content does not match its digest")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1"
 	"github.com/moby/buildkit/client"
@@ -45,29 +44,10 @@ const (
 )
 
 // DescriptorError reports a kit whose descriptor cannot be published: the
-// authored or published validation failed. Nothing was built. (It was
-// called PublishError; the publish pipeline is another thing.)
-type DescriptorError struct {
-	// Kit is the kit's display path.
-	Kit string
-	// Report holds the errors (and warnings) with their positions.
-	Report *spec.Report
-}
-
-// Error lists the errors with their positions.
-func (e *DescriptorError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "kit %s cannot be published (%d error", e.Kit, len(e.Report.Errors))
-	if len(e.Report.Errors) != 1 {
-		b.WriteString("s")
-	}
-	b.WriteString("); nothing was built:")
-	for _, x := range e.Report.Errors {
-		b.WriteString("\n  ")
-		b.WriteString(x.Error())
-	}
-	return b.String()
-}
+// kit is invalid, or its published descriptor is. Nothing was built.
+// errors.As finds its spec.Errors (and each *spec.Error) through it. It is
+// spec.PublishError, the type review.SourceError also names.
+type DescriptorError = spec.PublishError
 
 // CheckError reports a built artifact that failed the conformance checks.
 // Nothing was written to any output.

@@ -100,11 +100,15 @@ func (b *built) result(opts *options) (*Result, error) {
 	return r, nil
 }
 
+// FormatVersion is the version of Metadata's JSON shape (its
+// formatVersion).
+const FormatVersion = 1
+
 // Metadata is the build's record in the shape of kitsmith's metadata file
 // (--metadata-file): the digests a publishing pipeline needs.
 type Metadata struct {
-	// FormatVersion is the version of this shape, 1, under the key every
-	// JSON document kitsmith writes carries.
+	// FormatVersion is FormatVersion, under the key every JSON document
+	// kitsmith writes carries.
 	FormatVersion int `json:"formatVersion"`
 	// SchemaVersion is FormatVersion's old key.
 	//
@@ -148,7 +152,7 @@ type MetadataManifest struct {
 // Metadata returns the result in the metadata file's shape.
 func (r *Result) Metadata() Metadata {
 	m := Metadata{
-		FormatVersion: 1, SchemaVersion: 1, Kit: r.Stem, Kind: r.Kind,
+		FormatVersion: FormatVersion, SchemaVersion: FormatVersion, Kit: r.Stem, Kind: r.Kind,
 		Index:      MetadataDescriptor{MediaType: string(r.Index.MediaType), Digest: r.Index.Digest.String(), Size: r.Index.Size},
 		Manifests:  []MetadataManifest{},
 		References: []string{},

@@ -135,6 +135,10 @@ func Run(ctx context.Context, s build.Solver, members []Member, o Options) (*Rep
 	if err != nil {
 		return nil, fmt.Errorf("composing the image: %w", err)
 	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, fmt.Errorf("composing the image: %w", err)
+	}
 	layout := filepath.Join(tmp, "image")
 	d, err := artifact.Write(ctx, artifact.FromImage(img), artifact.LayoutPrefix+layout)
 	if err != nil {
@@ -161,7 +165,7 @@ func Run(ctx context.Context, s build.Solver, members []Member, o Options) (*Rep
 		LocalMounts: map[string]fsutil.FS{"kitsmith-shim": shimFS},
 		Session:     []session.Attachable{agent},
 	}
-	r := &runner{plan: plan, opts: o, proxy: px, image: "kitsmith-test/composed@" + d.Digest.String()}
+	r := &runner{plan: plan, opts: o, proxy: px, image: "kitsmith-test/composed@" + d.Digest.String(), config: cf.Config}
 	_, err = s.Build(ctx, so, "kitsmith-test", r.run, nil)
 	if r.err != nil {
 		return nil, r.err
@@ -324,6 +328,8 @@ type runner struct {
 	opts   Options
 	proxy  *proxy
 	image  string
+	// config is the composed image's config: its ENV and USER.
+	config v1.Config
 	report *Report
 	err    error
 }
@@ -358,15 +364,8 @@ func (r *runner) session(ctx context.Context, c gateway.Client) (*Report, error)
 	}
 	passwd, _ := root.ReadFile(ctx, gateway.ReadRequest{Filename: "/etc/passwd"})
 	users := accounts(passwd)
-	imageEnv := map[string]string{}
-	var imageUser string
-	if cf, err := r.plan.parts[0].Image.ConfigFile(); err == nil {
-		imageUser = cf.Config.User
-	}
-	if cfg, err := composedConfig(r.plan.parts); err == nil {
-		imageEnv = envMap(cfg.Env)
-	}
-	r.plan.values.image = imageEnv
+	r.plan.values.image = envMap(r.config.Env)
+	imageUser := r.config.User
 
 	etc, err := r.solve(ctx, c, llb.Scratch().
 		File(llb.Mkfile("/resolv.conf", 0o644, []byte("nameserver 127.0.0.1\noptions ndots:0\n"))).
@@ -411,19 +410,6 @@ func (r *runner) session(ctx context.Context, c gateway.Client) (*Report, error)
 	r.proxy.attribute("", nil)
 	r.scanFiles(ctx, ctr, rep)
 	return rep, nil
-}
-
-// composedConfig is the composed image's config, for the hooks' values.
-func composedConfig(parts []build.Part) (v1.Config, error) {
-	img, err := build.Compose(parts, v1.Platform{OS: "linux"}, time.Unix(0, 0))
-	if err != nil {
-		return v1.Config{}, err
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return v1.Config{}, err
-	}
-	return cf.Config, nil
 }
 
 func (r *runner) shimPath() string { return shimDir + "/" + filepath.Base(r.opts.Shim) }

@@ -53,8 +53,8 @@ func TestDecide(t *testing.T) {
 		{PhaseInstall, "a.cdn.example.org", 443, true, "*.cdn.example.org", ""},
 		{PhaseInstall, "a.b.cdn.example.org", 443, false, "", "install allow list"},
 		{PhaseInstall, "api.example.org", 443, false, "", `add "api.example.org:443" to the network-policy install allow list`}, // runtime only
-		{PhaseRuntime, "registry.example.org", 443, false, "", "runtime allow list"},                                              // install only
-		{PhaseRuntime, "API.Example.org.", 443, true, "api.example.org", ""},                                                       // case and trailing dot
+		{PhaseRuntime, "registry.example.org", 443, false, "", "runtime allow list"},                                            // install only
+		{PhaseRuntime, "API.Example.org.", 443, true, "api.example.org", ""},                                                    // case and trailing dot
 		{PhaseRuntime, "deep.a.example.net", 22, true, "**.example.net", ""},
 		{PhaseRuntime, "bad.example.net", 443, false, "bad.example.net", `the runtime deny entry "bad.example.net"`}, // deny beats allow
 		{PhaseRuntime, "mixed.example.com", 8080, true, "Mixed.Example.COM:8080", ""},

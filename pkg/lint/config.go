@@ -146,7 +146,7 @@ func checkRuleID(reg *Registry, what, id string, allowAll bool) error {
 	if _, ok := reg.Lookup(id); ok {
 		return nil
 	}
-	return fmt.Errorf("%s: %w %q%s", what, ErrUnknownRule, id, suggestRule(reg, id))
+	return &UnknownRuleError{List: what, ID: id, Suggestion: suggestRule(reg, id)}
 }
 
 // checkSelection checks an enable and a disable list: known IDs, and no
@@ -164,7 +164,7 @@ func checkSelection(reg *Registry, enable, disable []string, enableName, disable
 		}
 		for _, e := range enable {
 			if e == id {
-				errs = append(errs, fmt.Errorf("%q is both in %s and in %s; keep it in one", id, enableName, disableName))
+				errs = append(errs, &ConflictError{ID: id, Enable: enableName, Disable: disableName})
 			}
 		}
 	}
@@ -172,21 +172,73 @@ func checkSelection(reg *Registry, enable, disable []string, enableName, disable
 }
 
 // ErrUnknownRule is wrapped by the errors about rule IDs that name no
-// rule.
+// rule (an *UnknownRuleError). They suggest a close ID where there is
+// one; a program lists the rules with DefaultRules and MetaRules.
 var ErrUnknownRule = errors.New("unknown rule")
+
+// The lists of rule IDs the options give, as UnknownRuleError and
+// ConflictError name them (a configuration's are its keys: enable,
+// disable, severity).
+const (
+	ListWithEnable  = "WithEnable"
+	ListWithDisable = "WithDisable"
+)
+
+// UnknownRuleError reports a rule ID that names no rule, in the list List
+// (ListWithEnable, or a configuration key). Suggestion is a close rule ID,
+// or "". It is ErrUnknownRule (errors.Is).
+type UnknownRuleError struct {
+	// List names the list the ID is in.
+	List string
+	// ID is the unknown rule ID.
+	ID string
+	// Suggestion is a close rule ID, or "".
+	Suggestion string
+}
+
+// Error names the list, the ID and the suggestion.
+func (e *UnknownRuleError) Error() string {
+	s := fmt.Sprintf("%s: %v %q", e.List, ErrUnknownRule, e.ID)
+	if e.Suggestion != "" {
+		s += fmt.Sprintf(" (did you mean %q?)", e.Suggestion)
+	}
+	return s
+}
+
+// Is reports whether target is ErrUnknownRule.
+func (e *UnknownRuleError) Is(target error) bool { return target == ErrUnknownRule }
+
+// ErrEnabledAndDisabled is what a *ConflictError is (errors.Is).
+var ErrEnabledAndDisabled = errors.New("a rule is both enabled and disabled")
+
+// ConflictError reports a rule ID named both in an enable and in a
+// disable list: WithEnable and WithDisable, or a configuration's enable
+// and disable. Enable and Disable name the two lists (ListWithEnable and
+// ListWithDisable, or the configuration's keys).
+type ConflictError struct {
+	// ID is the rule ID in both lists.
+	ID string
+	// Enable and Disable name the two lists.
+	Enable, Disable string
+}
+
+// Error names the ID and the two lists.
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%q is both in %s and in %s; keep it in one", e.ID, e.Enable, e.Disable)
+}
+
+// Is reports whether target is ErrEnabledAndDisabled.
+func (e *ConflictError) Is(target error) bool { return target == ErrEnabledAndDisabled }
 
 func suggestRule(reg *Registry, id string) string {
 	var ids []string
 	for _, r := range append(reg.Rules(), MetaRules()...) {
 		if strings.Contains(r.ID, id) || strings.Contains(id, r.ID) {
-			return fmt.Sprintf(" (did you mean %q? see kitsmith lint --list-rules)", r.ID)
+			return r.ID
 		}
 		ids = append(ids, r.ID)
 	}
-	if best := suggest.Closest(id, ids, 4); best != "" {
-		return fmt.Sprintf(" (did you mean %q? see kitsmith lint --list-rules)", best)
-	}
-	return " (see kitsmith lint --list-rules)"
+	return suggest.Closest(id, ids, 4)
 }
 
 // decide applies an enable and a disable list to rule id: an ID named

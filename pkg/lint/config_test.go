@@ -191,11 +191,11 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown rule in the configuration", []lint.Option{lint.WithConfig(&lint.Config{Path: ".kitsmith.yaml", Disable: []string{"port-trust"}})},
 			true, `lint configuration .kitsmith.yaml: disable: unknown rule "port-trust" (did you mean "port-trust-boundary"?`},
 		{"misspelled rule in an option", []lint.Option{lint.WithEnable("wildcard-alow")},
-			true, `--enable: unknown rule "wildcard-alow" (did you mean "wildcard-allow"?`},
+			true, `WithEnable: unknown rule "wildcard-alow" (did you mean "wildcard-allow"?)`},
 		{"unknown severity key", []lint.Option{lint.WithConfig(&lint.Config{Severity: map[string]lint.Severity{"nope": lint.SeverityInfo}})},
 			true, `severity: unknown rule "nope"`},
 		{"contradiction", []lint.Option{lint.WithEnable("unsized-volume"), lint.WithDisable("unsized-volume")},
-			false, `"unsized-volume" is both in --enable and in --disable`},
+			false, `"unsized-volume" is both in WithEnable and in WithDisable; keep it in one`},
 		{"contradiction in the configuration", []lint.Option{lint.WithConfig(&lint.Config{Enable: []string{"all"}, Disable: []string{"all"}})},
 			false, `"all" is both in enable and in disable`},
 	}

@@ -17,9 +17,10 @@
 //
 //   - reports the kit's specification errors and warnings as findings
 //     under "spec/<code>" IDs (what kitsmith validate reports),
-//   - applies the Config (usually .kitsmith.yaml, found upward from the kit
-//     with FindConfig): enabled rules, severity overrides, ignored paths,
-//     and the WithEnable and WithDisable selections over it,
+//   - applies the Config (WithConfig, or with WithKitConfig each kit's
+//     .kitsmith.yaml found upward from it, as kitsmith lint and publish
+//     do): enabled rules, severity overrides, ignored paths, and the
+//     WithEnable and WithDisable selections over it,
 //   - applies inline suppressions, "# kitsmith:ignore <rule-id>[,<rule-id>]
 //     <reason>" on the finding's line or the line above, in the descriptor,
 //     the recipe or a hook script, and reports the meta rules
@@ -38,5 +39,5 @@
 // Package lint/format renders a Result as text, JSON, SARIF 2.1.0 or
 // GitHub workflow commands. Every rule has a page under docs/rules,
 // generated from the registry and the fixtures in testdata, whose URL
-// Rule.HelpURI returns.
+// Rule.HelpURI returns; a rule from elsewhere gives its own (Rule.DocURL).
 package lint

@@ -328,3 +328,49 @@ var fixableRules = []string{
 	"arg-ref-in-comment", "hook-env-undeclared", "hook-missing-docker-host", "hook-missing-proxy-env", "host-docker-internal",
 	"missing-syntax-line", "proxy-env-override", "yaml11-boolean", "unused-suppression",
 }
+
+// TestSpecFixes: the fixes specification errors propose, applied to a
+// fixed point: what each writes, and which need --unsafe-fixes.
+func TestSpecFixes(t *testing.T) {
+	const head = "# syntax=docker/sandbox-kit:3\n"
+	tests := []struct {
+		name, src, want string
+		sel             lint.FixSelection
+	}{
+		{"schemaVersion that means 3", head + "schemaVersion: 3.0\nkind: mixin\n", head + "schemaVersion: \"3\"\nkind: mixin\n", lint.SafeFixes},
+		{"misspelt key", head + "schemaVersion: \"3\"\nkind: mixin\ndescripton: A kit.  # keep\n", head + "schemaVersion: \"3\"\nkind: mixin\ndescription: A kit.  # keep\n", lint.SafeFixes},
+		{"v2 spelling", head + "schemaVersion: \"3\"\nkind: mixin\nsourceURL: https://example.com\n", head + "schemaVersion: \"3\"\nkind: mixin\nsourceUrl: https://example.com\n", lint.SafeFixes},
+		{"type rename that grants is unsafe", head + "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 'com.docker.sandbox/netwrk-policy@1'\n    config: {runtime: {allow: [api.example.com]}}\n",
+			head + "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 'com.docker.sandbox/netwrk-policy@1'\n    config: {runtime: {allow: [api.example.com]}}\n", lint.SafeFixes},
+		{"type rename with --unsafe-fixes", head + "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 'com.docker.sandbox/netwrk-policy@1'\n    config: {runtime: {allow: [api.example.com]}}\n",
+			head + "schemaVersion: \"3\"\nkind: mixin\ncapabilities:\n  - type: 'com.docker.sandbox/network-policy@1'\n    config: {runtime: {allow: [api.example.com]}}\n", lint.AllFixes},
+		{"version 2 is not fixed", head + "schemaVersion: \"2\"\nkind: mixin\n", head + "schemaVersion: \"2\"\nkind: mixin\n", lint.AllFixes},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lintf := func(ctx context.Context, overlay map[string][]byte) (*lint.Result, map[string][]byte, error) {
+				text := []byte(tc.src)
+				if b, ok := overlay["k.yaml"]; ok {
+					text = b
+				}
+				k, err := spec.Parse("k.yaml", text)
+				if err != nil {
+					return nil, nil, err
+				}
+				r, err := lint.Run(ctx, []*spec.Kit{k}, lint.WithDisable("missing-metadata"))
+				return r, map[string][]byte{"k.yaml": text}, err
+			}
+			res, err := lint.FixLoop(context.Background(), lintf, lint.FixOptions{Select: tc.sel})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := tc.src
+			if b, ok := res.After["k.yaml"]; ok {
+				got = string(b)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("after --fix (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

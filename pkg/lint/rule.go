@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -72,6 +73,10 @@ type Rule struct {
 	Rationale string
 	// Fix says what to write instead.
 	Fix string
+	// DocURL is the rule's documentation page. kitsmith's own rules leave
+	// it empty: their page is DocsBase + ID + ".md". A rule from elsewhere
+	// (WithRules) names its own, or has none.
+	DocURL string
 	// Check inspects one kit and returns what it finds. RuleID of the
 	// returned findings is filled in by the runner, and Severity when the
 	// finding leaves it zero (a rule may rank findings below or above its
@@ -83,21 +88,42 @@ type Rule struct {
 // DocsBase + ID + ".md".
 const DocsBase = "https://github.com/kitsmith/kitsmith/blob/main/docs/rules/"
 
-// HelpURI returns the URL of the rule's documentation page: DocsBase +
-// ID + ".md", and DocsBase + "spec.md" for every spec/<code> rule.
-func (r *Rule) HelpURI() string { return HelpURI(r.ID) }
-
-// HelpURI returns the URL of the documentation page of the rule id.
-func HelpURI(id string) string {
-	if IsSpecRule(id) {
-		return DocsBase + "spec.md"
+// HelpURI returns the URL of the rule's documentation page: DocURL when
+// set, else HelpURI(ID).
+func (r *Rule) HelpURI() string {
+	if r.DocURL != "" {
+		return r.DocURL
 	}
-	return DocsBase + id + ".md"
+	return HelpURI(r.ID)
 }
+
+// HelpURI returns the URL of kitsmith's documentation page of the rule
+// id: DocsBase + id + ".md" for a rule of DefaultRules or MetaRules,
+// DocsBase + "spec.md" for every spec/<code> rule, and "" for any other
+// ID, which kitsmith does not document (a rule from elsewhere gives its
+// own page as Rule.DocURL).
+func HelpURI(id string) string {
+	switch {
+	case IsSpecRule(id):
+		return DocsBase + "spec.md"
+	case builtinIDs()[id]:
+		return DocsBase + id + ".md"
+	}
+	return ""
+}
+
+// builtinIDs are the IDs of kitsmith's own rules, which have pages.
+var builtinIDs = sync.OnceValue(func() map[string]bool {
+	ids := map[string]bool{}
+	for _, r := range append(DefaultRules(), append(MetaRules(), SpecRule(""))...) {
+		ids[r.ID] = true
+	}
+	return ids
+})
 
 // SpecPrefix starts the IDs of findings that report specification errors:
 // "spec/<code>", where <code> is the spec.Error Code.
-const SpecPrefix = "spec/"
+const SpecPrefix = spec.RulePrefix
 
 // IsSpecRule reports whether id is a spec/<code> ID.
 func IsSpecRule(id string) bool { return strings.HasPrefix(id, SpecPrefix) }

@@ -83,7 +83,7 @@ func WithEnable(ids ...string) Option {
 
 // WithDisable disables rules by ID ("all" for every rule), over what the
 // configuration says. Naming a rule in both WithEnable and WithDisable is
-// an error.
+// an error (a *ConflictError).
 func WithDisable(ids ...string) Option {
 	return func(o *options) error {
 		o.disable = append(o.disable, ids...)
@@ -147,7 +147,7 @@ func (o *options) resolve() error {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
-	if err := checkSelection(o.reg, o.enable, o.disable, "--enable", "--disable"); err != nil {
+	if err := checkSelection(o.reg, o.enable, o.disable, ListWithEnable, ListWithDisable); err != nil {
 		return err
 	}
 	var configured RegistryHosts
@@ -374,7 +374,11 @@ func suppressionFindings(s *suppression, k *spec.Kit, o *options) []*Finding {
 		}
 		msg := fmt.Sprintf("kitsmith:ignore %s silences nothing on this line or the next; a stale suppression would hide the next real finding here", id)
 		if _, known := o.reg.Lookup(id); !known && !isMetaRule(id) && !IsSpecRule(id) {
-			msg = fmt.Sprintf("kitsmith:ignore names %s %q, so it silences nothing%s", ErrUnknownRule, id, suggestRule(o.reg, id))
+			see := " (see kitsmith lint --list-rules)"
+			if s := suggestRule(o.reg, id); s != "" {
+				see = fmt.Sprintf(" (did you mean %q? see kitsmith lint --list-rules)", s)
+			}
+			msg = fmt.Sprintf("kitsmith:ignore names %s %q, so it silences nothing%s", ErrUnknownRule, id, see)
 		}
 		out = append(out, &Finding{RuleID: UnusedSuppression.ID, Severity: o.config.severity(UnusedSuppression.ID, UnusedSuppression.Severity),
 			Range: rng, Message: msg, Fix: UnusedSuppression.Fix, Kit: k.Path, Fixes: suppressionFix(k, s)})

@@ -8,9 +8,14 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
-// ReportFormatVersion is the formatVersion of the JSON report, the one
-// version key every kitsmith JSON document carries.
-const ReportFormatVersion = 1
+// FormatVersion is the formatVersion of the JSON report, the one version
+// key every kitsmith JSON document carries.
+const FormatVersion = 1
+
+// ReportFormatVersion is the old name of FormatVersion.
+//
+// Deprecated: use FormatVersion.
+const ReportFormatVersion = FormatVersion
 
 // jsonReport is the designed shape of the JSON report; it is not the
 // Result struct, so the two can change apart.
@@ -40,11 +45,11 @@ type jsonFinding struct {
 }
 
 // WriteJSON writes r as one JSON document (formatVersion
-// ReportFormatVersion): the files, the notes, the validation verdict, the
+// FormatVersion): the files, the notes, the validation verdict, the
 // lint findings and whether a human is needed. Empty lists are [], never
 // null.
 func (r *Result) WriteJSON(w io.Writer) error {
-	out := jsonReport{FormatVersion: ReportFormatVersion, Kit: r.Stem, Files: []string{}, Carried: r.Carried,
+	out := jsonReport{FormatVersion: FormatVersion, Kit: r.Stem, Files: []string{}, Carried: r.Carried,
 		Notes: r.Notes, Lint: []jsonFinding{}, NeedsHuman: r.NeedsHuman(),
 		Validation: jsonVerdict{Errors: []jsonFinding{}, Warnings: []jsonFinding{}}}
 	if out.Notes == nil {

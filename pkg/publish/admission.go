@@ -43,29 +43,17 @@ func (r *kitRun) resolveSet(ctx context.Context) error {
 	return listError(ErrComposition, "problem", lines)
 }
 
-// judgeCeiling judges the built kit (its published descriptor, in the
-// effective form with the defaults) against the policy's ceiling, with
-// the positions of the source's declarations. A baseline digest is read
-// from the repository the kit is published to.
+// judgeCeiling judges the built kit against the policy's ceiling as
+// verify --policy does (review.CheckArtifact): every descriptor the
+// image serves (the index's and each platform's), validated in published
+// and effective mode and judged in its effective form with the defaults,
+// with the positions of the source's declarations. A baseline digest is
+// read from the repository the kit is published to. A kit the check
+// refuses to judge fails as one beyond the ceiling.
 func (r *kitRun) judgeCeiling(ctx context.Context) error {
-	p := r.opts.Policy
-	k, err := review.FromArtifact(ctx, r.art, r.k.Path, "")
-	if err != nil {
-		return err
-	}
-	k.Source = r.k
-	if k, err = k.Effective(nil); err != nil {
-		return err
-	}
-	var opts []review.CeilingOption
-	if c := p.Ceiling; c.Baseline != nil && c.Baseline.Digest != "" && c.Baseline.Digest != k.Digest {
-		base, err := r.baselineSurface(ctx, c.Baseline.Digest)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, review.WithBaselineSurface(base))
-	}
-	res, err := review.CheckKit(k, p, opts...)
+	res, err := review.CheckArtifact(ctx, r.art, r.opts.Policy, review.WithName(r.k.Path),
+		review.WithKit(&review.Kit{Name: r.k.Path, Source: r.k}), review.WithBaselineRef(r.res.Reference),
+		review.WithArtifactOptions(r.opts.Build.RegistryOptions()...))
 	if err != nil {
 		return err
 	}
@@ -73,19 +61,12 @@ func (r *kitRun) judgeCeiling(ctx context.Context) error {
 	if res.OK() {
 		return nil
 	}
-	lines := make([]string, len(res.Violations))
-	for i, v := range res.Violations {
-		lines[i] = fmt.Sprintf("%s [%s]", v, v.Rule)
+	lines := make([]string, 0, len(res.Refusals)+len(res.Violations))
+	for _, why := range res.Refusals {
+		lines = append(lines, "refused: "+why)
+	}
+	for _, v := range res.Violations {
+		lines = append(lines, fmt.Sprintf("%s [%s]", v, v.Rule))
 	}
 	return listError(ErrBeyondCeiling, "violation", lines)
-}
-
-// baselineSurface reads the surface of the kit at digest in the
-// repository the kit is published to.
-func (r *kitRun) baselineSurface(ctx context.Context, digest string) (*spec.Surface, error) {
-	s, err := review.BaselineSurface(ctx, r.res.Reference, digest, "", nil, r.opts.Build.RegistryOptions()...)
-	if err != nil {
-		return nil, fmt.Errorf("the policy's baseline: %w", err)
-	}
-	return s, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/review"
+	"github.com/kitsmith/kitsmith/pkg/sign"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -143,7 +144,7 @@ func TestRunPolicy(t *testing.T) {
 		})
 	}
 	o := newFixture().options(t)
-	o.Tag, o.Policy = ref, &review.Policy{PolicyVersion: review.PolicyVersion, Signers: []review.Signer{{Identity: "a@example.org", Issuer: "https://issuer.example.org"}}}
+	o.Tag, o.Policy = ref, &review.Policy{PolicyVersion: review.PolicyVersion, Signers: []sign.TrustedSigner{{Identity: "a@example.org", Issuer: "https://issuer.example.org"}}}
 	if _, err := Run(t.Context(), nil, []*spec.Kit{wide}, o, nil); err == nil || !strings.Contains(err.Error(), "states no ceiling") {
 		t.Errorf("a policy without a ceiling: err = %v", err)
 	}

@@ -194,6 +194,7 @@ func (r *kitRun) validate(ctx context.Context) error {
 	}
 	r.res.Reference = ref
 	rep := r.k.Validate()
+	r.res.Validation = rep
 	if rep.OK() {
 		return r.resolveSet(ctx)
 	}
@@ -201,8 +202,18 @@ func (r *kitRun) validate(ctx context.Context) error {
 	for _, e := range rep.Errors {
 		lines = append(lines, e.Error())
 	}
-	return listError(ErrInvalidKit, "error", lines)
+	return &problemsError{error: listError(ErrInvalidKit, "error", lines), problems: rep.Errors}
 }
+
+// problemsError is a listError that also unwraps to the problems it
+// lists (a spec.Errors), so errors.As finds them with their positions.
+type problemsError struct {
+	error
+	problems error
+}
+
+// Unwrap returns the listed error and the problems.
+func (e *problemsError) Unwrap() []error { return []error{e.error, e.problems} }
 
 func (r *kitRun) lint(ctx context.Context) error {
 	res, err := lint.Run(ctx, []*spec.Kit{r.k}, append([]lint.Option{lint.WithKitConfig()}, r.opts.Lint...)...)
@@ -312,7 +323,7 @@ func (r *kitRun) checkTag(ctx context.Context) error {
 		r.res.Unchanged = true
 		return nil
 	case d.Digest != r.res.Index.Digest && !r.opts.Force:
-		return fmt.Errorf("%w: %s is %s, this build is %s; publish under another tag, or move it with --force", ErrTagExists, r.res.Reference, d.Digest, r.res.Index.Digest)
+		return fmt.Errorf("%w: %s is %s, this build is %s; publish under another tag, or move it with Options.Force", ErrTagExists, r.res.Reference, d.Digest, r.res.Index.Digest)
 	}
 	return nil
 }

@@ -140,7 +140,7 @@ func TestRunStageFailures(t *testing.T) {
 			setup: func(f *fixture, _ *Options) { f.signer.attestErr = errors.New("log unreachable") }},
 		{name: "verification failure", kit: "testdata/good", stage: StageVerify, pushed: true, message: "no signature by " + signer,
 			setup: func(f *fixture, _ *Options) { f.signer.detach = true }},
-		{name: "tag exists elsewhere", kit: "testdata/good", stage: StageTag, is: ErrTagExists, message: "--force",
+		{name: "tag exists elsewhere", kit: "testdata/good", stage: StageTag, is: ErrTagExists, message: "move it with Options.Force",
 			setup: func(f *fixture, _ *Options) {
 				f.reg.tags[ref] = v1.Descriptor{Digest: v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("0", 64)}}
 			}},

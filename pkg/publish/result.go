@@ -10,6 +10,7 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 	"github.com/kitsmith/kitsmith/pkg/review"
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // Stage is one step of the pipeline.
@@ -87,6 +88,10 @@ type KitResult struct {
 	Reference string
 	// Err is a *StageError when the kit did not publish, else nil.
 	Err error
+	// Validation is the kit's validation report, with every error's
+	// position (nil before the validate stage ran). Err unwraps to its
+	// Errors when the kit is invalid.
+	Validation *spec.Report
 	// Lint is the kit's lint result (nil before the lint stage ran).
 	Lint *lint.Result
 	// Ceiling is the admission policy's verdict on the built kit (nil

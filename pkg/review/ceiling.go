@@ -24,6 +24,9 @@ type Violation struct {
 	Message string `json:"message"`
 	// At is where a kit source declares the grant, or nil.
 	At *spec.Pos `json:"at,omitempty"`
+	// Platforms are the platforms of a published kit the grant is on,
+	// when not on every platform judged; nil otherwise.
+	Platforms []string `json:"platforms,omitempty"`
 }
 
 // String formats the violation as "[file:line:col: ]message".
@@ -39,10 +42,16 @@ type CeilingResult struct {
 	Kit        string      `json:"kit"`
 	Digest     string      `json:"digest,omitempty"`
 	Violations []Violation `json:"violations"`
+	// Platforms are the platforms judged, for a published kit.
+	Platforms []string `json:"platforms,omitempty"`
+	// Refusals are why a published kit could not be judged at all
+	// (RefusalError); a refused kit is never within the ceiling.
+	Refusals []string `json:"refusals,omitempty"`
 }
 
-// OK reports whether the kit stays within the ceiling.
-func (r *CeilingResult) OK() bool { return len(r.Violations) == 0 }
+// OK reports whether the kit stays within the ceiling: judged, and
+// without a violation.
+func (r *CeilingResult) OK() bool { return len(r.Violations) == 0 && len(r.Refusals) == 0 }
 
 // ErrNoBaseline is returned when a policy pins a baseline digest and the
 // baseline's surface cannot be had: no WithBaselineSurface, and no
@@ -53,16 +62,39 @@ var ErrNoBaseline = errors.New("the baseline digest's surface is not available")
 type CeilingOption func(*ceilingOptions) error
 
 type ceilingOptions struct {
+	name     string
 	kit      *Kit
 	baseline *spec.Surface
 	platform string
 	kitArgs  map[string]string
 	artOpts  []artifact.Option
+	ref      string
 }
 
 // WithKit names the kit whose surface is judged, so that violations carry
 // the positions of a kit source's declarations.
 func WithKit(k *Kit) CeilingOption { return func(o *ceilingOptions) error { o.kit = k; return nil } }
+
+// WithName labels the kit CheckArtifact judges; the default is the
+// artifact's reference.
+func WithName(name string) CeilingOption {
+	return func(o *ceilingOptions) error { o.name = name; return nil }
+}
+
+// baselineRef is the reference a baseline digest is pinned in: the
+// artifact's own, read back from its name.
+func (o *ceilingOptions) baselineRef(name string) string {
+	if o.ref != "" {
+		return o.ref
+	}
+	return name
+}
+
+// WithBaselineRef names the reference whose repository a baseline
+// digest is read from; the default is the kit's name.
+func WithBaselineRef(ref string) CeilingOption {
+	return func(o *ceilingOptions) error { o.ref = ref; return nil }
+}
 
 // WithBaselineSurface supplies the surface of the policy's baseline
 // digest, read by the caller.
@@ -303,30 +335,76 @@ func CheckKit(k *Kit, p *Policy, opts ...CeilingOption) (*CeilingResult, error) 
 }
 
 // CheckArtifact judges the kit an opened artifact carries against the
-// policy's ceiling: its published descriptor, in the effective form under
-// WithKitArgs and the defaults. A baseline digest other than the
-// artifact's is read from the artifact's repository (registry references
-// only), with WithArtifactOptions. No network is used otherwise.
+// policy's ceiling, as Published reads it: every descriptor a consumer
+// can be served (the index's and each platform's, or the one platform
+// WithPlatform names), each validated in published and effective mode
+// and judged in its effective form under WithKitArgs and the defaults.
+// Each violation names the platforms it is on. A kit Published refuses
+// comes back with its reasons in Refusals, never as a pass. A baseline
+// digest other than the artifact's is read from the artifact's
+// repository (registry references only), with WithArtifactOptions. No
+// network is used otherwise.
 func CheckArtifact(ctx context.Context, a *artifact.Artifact, p *Policy, opts ...CeilingOption) (*CeilingResult, error) {
 	o, err := makeCeilingOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	k, err := FromArtifact(ctx, a, "", o.platform)
+	kits, err := Published(ctx, a, o.name, PublishedOptions{Platform: o.platform, KitArgs: o.kitArgs})
+	var re *RefusalError
+	if errors.As(err, &re) {
+		in, ierr := a.Inspect(ctx)
+		if ierr != nil {
+			return nil, ierr
+		}
+		return &CeilingResult{Kit: re.Kit, Digest: in.Digest, Violations: []Violation{}, Refusals: re.Reasons}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	if k, err = k.Effective(o.kitArgs); err != nil {
-		return nil, err
+	if o.kit != nil && o.kit.Source != nil {
+		for _, k := range kits {
+			k.Source = o.kit.Source
+		}
 	}
-	if b := p.baselineSpec(); b != nil && b.Digest != "" && b.Digest != k.Digest && o.baseline == nil {
-		s, err := BaselineSurface(ctx, k.Name, b.Digest, o.platform, o.kitArgs, o.artOpts...)
+	return checkKits(ctx, kits, p, o, opts)
+}
+
+// checkKits judges the kits Published returned for one artifact, and
+// merges their verdicts: a violation on several platforms is listed once
+// with all of them.
+func checkKits(ctx context.Context, kits []*Kit, p *Policy, o *ceilingOptions, opts []CeilingOption) (*CeilingResult, error) {
+	res := &CeilingResult{Kit: kits[0].Name, Digest: kits[0].Digest, Violations: []Violation{}}
+	if b := p.baselineSpec(); b != nil && b.Digest != "" && b.Digest != res.Digest && o.baseline == nil {
+		s, err := BaselineSurface(ctx, o.baselineRef(res.Kit), b.Digest, o.platform, o.kitArgs, o.artOpts...)
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, WithBaselineSurface(s))
 	}
-	return CheckKit(k, p, opts...)
+	seen := map[string]int{}
+	for _, k := range kits {
+		r, err := CheckKit(k, p, append(opts, WithKit(k))...)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range r.Violations {
+			key := v.Rule + "\x00" + v.Category + "\x00" + v.Grant
+			if i, ok := seen[key]; ok {
+				res.Violations[i].Platforms = append(res.Violations[i].Platforms, k.Platforms...)
+				continue
+			}
+			v.Platforms = append([]string(nil), k.Platforms...)
+			seen[key] = len(res.Violations)
+			res.Violations = append(res.Violations, v)
+		}
+		res.Platforms = append(res.Platforms, k.Platforms...)
+	}
+	for i := range res.Violations {
+		if len(res.Violations[i].Platforms) == len(res.Platforms) {
+			res.Violations[i].Platforms = nil // on every platform
+		}
+	}
+	return res, nil
 }
 
 // BaselineSurface reads the permission surface of a policy's pinned
@@ -347,11 +425,12 @@ func BaselineSurface(ctx context.Context, ref, digest, platform string, kitArgs 
 	if err != nil {
 		return nil, fmt.Errorf("reading the baseline: %w", err)
 	}
-	bk, err := FromArtifact(ctx, ba, bref, platform)
+	bks, err := Published(ctx, ba, bref, PublishedOptions{Platform: platform, KitArgs: kitArgs})
 	if err != nil {
 		return nil, fmt.Errorf("reading the baseline: %w", err)
 	}
-	if bk, err = bk.Effective(kitArgs); err != nil {
+	bk, err := onePlatformSet(bref, bks)
+	if err != nil {
 		return nil, fmt.Errorf("reading the baseline: %w", err)
 	}
 	return spec.SurfaceOf(bk.Descriptor), nil

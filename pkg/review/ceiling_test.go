@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kitsmith/kitsmith/pkg/sign/signer"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -286,7 +287,7 @@ func TestWriteCeiling(t *testing.T) {
 func TestSignerMatchers(t *testing.T) {
 	p := policy(t, "signers:\n  - {identityRegexp: '^https://github\\.com/acme/(kits|tools)/$', issuer: https://issuer.example}\n  - {identity: a@example.com, issuerRegexp: '^https://(a|b)\\.example$'}\n")
 	got := p.SignerMatchers()
-	want := []Signer{
+	want := []signer.Signer{
 		{IdentityRegexp: `^(?:^https://github\.com/acme/(kits|tools)/$)$`, Issuer: "https://issuer.example"},
 		{Identity: "a@example.com", IssuerRegexp: `^(?:^https://(a|b)\.example$)$`},
 	}

@@ -1,6 +1,8 @@
 package review
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -37,6 +39,9 @@ type Change struct {
 	// At is where the change is declared in a kit source: in the new kit,
 	// or in the old one for something removed. Nil for a published kit.
 	At *spec.Pos `json:"at,omitempty"`
+	// Platforms are the platforms of a published kit the change is on,
+	// when they differ (DiffAll); nil when it is on every platform judged.
+	Platforms []string `json:"platforms,omitempty"`
 }
 
 // GroupGrants is what selecting one optional capability group of the new
@@ -60,6 +65,8 @@ type DiffResult struct {
 	Changes []Change `json:"changes"`
 	// Groups lists the new kit's optional groups with what each adds.
 	Groups []GroupGrants `json:"groups"`
+	// Platforms are the platforms judged, for a published new kit.
+	Platforms []string `json:"platforms,omitempty"`
 }
 
 // Widened reports whether the new kit asks for anything the old did not.
@@ -164,4 +171,77 @@ func groupOrigin(origins []spec.Origin, i int, w spec.Widening) string {
 		}
 	}
 	return ""
+}
+
+// DiffAll compares two kits as LoadAll reads them, platform by platform:
+// each platform of the new kit against the old kit's descriptor for that
+// platform (the old kit's only one when it has one for all; an empty kit
+// when it had none for that platform, so everything it grants there is a
+// widening). A change on only some of the platforms judged names them in
+// Platforms. Optional groups are the first platform's.
+func DiffAll(old, new []*Kit) *DiffResult {
+	if len(old) == 1 && len(new) == 1 {
+		r := Diff(old[0], new[0])
+		r.Platforms = new[0].Platforms
+		if r.Platforms == nil {
+			r.Platforms = old[0].Platforms
+		}
+		return r
+	}
+	type pair struct{ o, n *Kit }
+	var pairs []pair
+	var platforms []string
+	index := map[pair][]string{}
+	for _, n := range new {
+		for _, p := range n.Platforms {
+			o := platformKit(old, p, old[0].Name)
+			k := pair{o, n}
+			if _, ok := index[k]; !ok {
+				pairs = append(pairs, k)
+			}
+			index[k] = append(index[k], p)
+			platforms = append(platforms, p)
+		}
+	}
+	out := &DiffResult{Old: old[0].Name, New: new[0].Name, Widenings: []Change{}, Narrowings: []Change{}, Changes: []Change{}, Platforms: platforms}
+	lists := []*[]Change{&out.Widenings, &out.Narrowings, &out.Changes}
+	seen := map[string]int{}
+	for i, pr := range pairs {
+		r := Diff(pr.o, pr.n)
+		if i == 0 {
+			out.Groups = r.Groups
+		}
+		for j, l := range [][]Change{r.Widenings, r.Narrowings, r.Changes} {
+			for _, c := range l {
+				key := fmt.Sprint(j, "\x00", c.Kind, "\x00", c.Category, "\x00", c.Detail, "\x00", c.Old, "\x00", c.New)
+				if at, ok := seen[key]; ok {
+					(*lists[j])[at].Platforms = append((*lists[j])[at].Platforms, index[pr]...)
+					continue
+				}
+				c.Platforms = append([]string(nil), index[pr]...)
+				seen[key] = len(*lists[j])
+				*lists[j] = append(*lists[j], c)
+			}
+		}
+	}
+	for _, l := range lists {
+		for i := range *l {
+			if len((*l)[i].Platforms) == len(platforms) {
+				(*l)[i].Platforms = nil // on every platform
+			}
+		}
+	}
+	return out
+}
+
+// platformKit returns the kit of kits serving platform p: a kit source
+// serves every platform; else the one listing p, else an empty kit named
+// name, for a platform the old kit had no descriptor for.
+func platformKit(kits []*Kit, p, name string) *Kit {
+	for _, k := range kits {
+		if k.Platforms == nil || slices.Contains(k.Platforms, p) {
+			return k
+		}
+	}
+	return &Kit{Name: name + " (no descriptor for " + p + ")", Descriptor: &spec.Descriptor{}}
 }

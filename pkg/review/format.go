@@ -71,15 +71,22 @@ func oneLine(s string) string {
 }
 
 func at(c Change) string {
-	if c.At == nil {
-		return ""
+	out := ""
+	if len(c.Platforms) > 0 {
+		out = "  [" + strings.Join(c.Platforms, ", ") + "]"
 	}
-	return "  (" + c.At.String() + ")"
+	if c.At == nil {
+		return out
+	}
+	return out + "  (" + c.At.String() + ")"
 }
 
 func diffText(w io.Writer, r *DiffResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kitsmith diff %s → %s\n%s\n", r.Old, r.New, summary(r))
+	if len(r.Platforms) > 0 {
+		fmt.Fprintf(&b, "Judged on %s; a change on some platforms only names them.\n", strings.Join(r.Platforms, ", "))
+	}
 	if len(r.Widenings) > 0 {
 		b.WriteString("\nWidenings (a runtime stops these for approval):\n")
 		for _, c := range r.Widenings {
@@ -191,10 +198,14 @@ func mdEscape(s string) string {
 }
 
 func mdAt(c Change) string {
-	if c.At == nil {
-		return ""
+	out := ""
+	if len(c.Platforms) > 0 {
+		out = mdEscape(strings.Join(c.Platforms, ", ")) + " "
 	}
-	return "`" + c.At.String() + "`"
+	if c.At == nil {
+		return strings.TrimSpace(out)
+	}
+	return out + "`" + c.At.String() + "`"
 }
 
 func diffMarkdown(w io.Writer, r *DiffResult) error {
@@ -343,10 +354,21 @@ func WriteCeiling(w io.Writer, r *CeilingResult, format string) error {
 		if r.OK() {
 			fmt.Fprintf(&b, "%s stays within the permission ceiling\n", r.Kit)
 		} else {
-			fmt.Fprintf(&b, "%s is beyond the permission ceiling: %s\n", r.Kit, plural(len(r.Violations), "violation", "violations"))
+			if len(r.Refusals) > 0 {
+				fmt.Fprintf(&b, "%s is refused: what it grants cannot be judged, so it is not within the permission ceiling\n", r.Kit)
+			} else {
+				fmt.Fprintf(&b, "%s is beyond the permission ceiling: %s\n", r.Kit, plural(len(r.Violations), "violation", "violations"))
+			}
+		}
+		for _, why := range r.Refusals {
+			fmt.Fprintf(&b, "  refused: %s\n", why)
 		}
 		for _, v := range r.Violations {
-			fmt.Fprintf(&b, "  %s [%s]\n", v, v.Rule)
+			on := ""
+			if len(v.Platforms) > 0 {
+				on = " (on " + strings.Join(v.Platforms, ", ") + ")"
+			}
+			fmt.Fprintf(&b, "  %s [%s]%s\n", v, v.Rule, on)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err

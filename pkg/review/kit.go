@@ -22,6 +22,9 @@ type Kit struct {
 	Source *spec.Kit `json:"-"`
 	// Digest is the digest a published kit was read at, or "".
 	Digest string `json:"digest,omitempty"`
+	// Platforms are the platforms a published kit's descriptor is served
+	// to (see Published), or nil for a kit source and for FromArtifact.
+	Platforms []string `json:"platforms,omitempty"`
 }
 
 // ErrNoDescriptor is returned for an artifact that carries no readable
@@ -29,16 +32,9 @@ type Kit struct {
 var ErrNoDescriptor = errors.New("no kit descriptor")
 
 // SourceError is a kit source that does not validate or publish; Report
-// holds every problem.
-type SourceError struct {
-	Path   string
-	Report *spec.Report
-}
-
-// Error names the kit and the first problem.
-func (e *SourceError) Error() string {
-	return fmt.Sprintf("%s does not publish: %v", e.Path, e.Report.Err())
-}
+// holds every problem, and errors.As finds its spec.Errors through it. It
+// is spec.PublishError, the type build.DescriptorError also names.
+type SourceError = spec.PublishError
 
 // FromSource validates a kit source and publishes its descriptor
 // (build-phase args from buildArgs, then defaults), as a build would
@@ -47,7 +43,7 @@ func (e *SourceError) Error() string {
 func FromSource(k *spec.Kit, buildArgs map[string]string) (*Kit, error) {
 	pub, rep := k.Publish(buildArgs)
 	if pub == nil {
-		return nil, &SourceError{Path: k.Path, Report: rep}
+		return nil, &SourceError{Kit: k.Path, Report: rep}
 	}
 	return &Kit{Name: k.Path, Descriptor: pub.Descriptor, Source: k}, nil
 }

@@ -36,29 +36,79 @@ type LoadOptions struct {
 // opened as an artifact. A descriptor file already in the published form
 // (a staged kit.yaml, the annotation's JSON saved to a file) is taken as
 // it is.
+//
+// A published kit with platforms that carry different descriptors is a
+// *RefusalError unless o.Platform selects one; LoadAll returns them all.
 func Load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
-	k, err := load(ctx, input, o)
-	if err != nil || !o.Effective {
-		return k, err
+	kits, err := LoadAll(ctx, input, o)
+	if err != nil {
+		return nil, err
 	}
-	own := map[string]string{}
-	for n, v := range o.KitArgs {
-		if _, ok := k.Descriptor.Args[n]; ok {
-			own[n] = v
-		}
-	}
-	return k.Effective(own)
+	return onePlatformSet(input, kits)
 }
 
-func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
+// LoadAll is Load for every platform of a published kit: with Effective,
+// each descriptor the artifact serves, validated and expanded as
+// Published does (one Kit per distinct descriptor, its platforms in
+// Platforms); without, the published descriptors as read. A kit source
+// gives one Kit; with Effective it must also validate in effective
+// mode (a *SourceError otherwise).
+func LoadAll(ctx context.Context, input string, o LoadOptions) ([]*Kit, error) {
 	isRef := strings.HasPrefix(input, artifact.LayoutPrefix) || strings.HasPrefix(input, artifact.ArchivePrefix)
 	if _, err := os.Stat(input); err != nil || isRef {
 		a, err := artifact.Open(ctx, input, o.Artifact...)
 		if err != nil {
 			return nil, err
 		}
-		return FromArtifact(ctx, a, input, o.Platform)
+		if !o.Effective {
+			k, err := FromArtifact(ctx, a, input, o.Platform)
+			if err != nil {
+				return nil, err
+			}
+			return []*Kit{k}, nil
+		}
+		return publishedOwnArgs(ctx, a, input, o)
 	}
+	k, err := load(ctx, input, o)
+	if err != nil || !o.Effective {
+		return []*Kit{k}, err
+	}
+	own := ownArgs(k, o.KitArgs)
+	if k.Source != nil && k.Source.Descriptor.Kind != spec.KindSet {
+		if rep := k.Source.Validate(spec.WithMode(spec.ModeEffective), spec.WithKitArgs(own), spec.WithBuildArgs(o.BuildArgs)); !rep.OK() {
+			return nil, &SourceError{Kit: k.Name, Report: rep}
+		}
+	}
+	k, err = k.Effective(own)
+	if err != nil {
+		return nil, err
+	}
+	return []*Kit{k}, nil
+}
+
+// ownArgs keeps the values of the args k declares, so that one set of
+// values serves every kit of a diff or a composition.
+func ownArgs(k *Kit, kitArgs map[string]string) map[string]string {
+	own := map[string]string{}
+	for n, v := range kitArgs {
+		if _, ok := k.Descriptor.Args[n]; ok {
+			own[n] = v
+		}
+	}
+	return own
+}
+
+// publishedOwnArgs reads a published kit as Published does, with the
+// kit arg values of the args it declares.
+func publishedOwnArgs(ctx context.Context, a *artifact.Artifact, input string, o LoadOptions) ([]*Kit, error) {
+	k, err := FromArtifact(ctx, a, input, o.Platform)
+	if err != nil {
+		return nil, err
+	}
+	return Published(ctx, a, input, PublishedOptions{Platform: o.Platform, KitArgs: ownArgs(k, o.KitArgs)})
+}
+
+func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 	src, err := spec.LoadPath(input)
 	if err != nil {
 		return nil, err
@@ -83,7 +133,7 @@ func load(ctx context.Context, input string, o LoadOptions) (*Kit, error) {
 // does not resolve is a *SourceError.
 func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) {
 	if rep := src.Validate(); !rep.OK() {
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	kits, err := setKits(ctx, src, o)
 	if err != nil {
@@ -98,7 +148,7 @@ func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) 
 		for _, p := range r.Problems {
 			rep.Errors = append(rep.Errors, &spec.Error{Range: src.KeyPosOf("kits"), Field: "kits", Ref: p.ID, Msg: p.Message})
 		}
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	listed := kits[:len(kits)-1]
 	kind, digests := spec.KindMixin, make([]string, len(listed))
@@ -112,7 +162,7 @@ func mergedSet(ctx context.Context, src *spec.Kit, o LoadOptions) (*Kit, error) 
 	}
 	own, rep := src.PublishSet(kind, digests, o.BuildArgs)
 	if own == nil {
-		return nil, &SourceError{Path: src.Path, Report: rep}
+		return nil, &SourceError{Kit: src.Path, Report: rep}
 	}
 	order, err := spec.DependencyOrder(cs)
 	if err != nil {

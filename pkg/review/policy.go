@@ -10,11 +10,11 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"regexp/syntax"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/kitsmith/kitsmith/pkg/sign/signer"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -24,14 +24,14 @@ const PolicyVersion = "1"
 
 // Policy is a team's admission policy for kits (docs/policy.md): who may
 // publish them (Signers, GitHubWorkflow) and how much authority they may
-// ask for (Ceiling). The signer part is plain data here; cmd converts it
-// for pkg/sign.
+// ask for (Ceiling). Signers are the one signer type (signer.Signer),
+// which sign.TrustedSigner is too.
 type Policy struct {
 	// PolicyVersion is PolicyVersion.
 	PolicyVersion string `yaml:"policyVersion" json:"policyVersion"`
 	// Signers are the trusted signer identities; a signature by any of
 	// them is accepted.
-	Signers []Signer `yaml:"signers,omitempty" json:"signers,omitempty"`
+	Signers []signer.Signer `yaml:"signers,omitempty" json:"signers,omitempty"`
 	// GitHubWorkflow are certificate claims every accepted signature must
 	// also carry, or nil.
 	GitHubWorkflow *GitHubWorkflow `yaml:"githubWorkflow,omitempty" json:"githubWorkflow,omitempty"`
@@ -43,16 +43,6 @@ type Policy struct {
 	// by LoadPolicy.
 	baseline *spec.Surface
 	file     string
-}
-
-// Signer is one trusted signer: an exact identity (certificate SAN) or an
-// anchored regular expression, and an exact issuer or a regular
-// expression.
-type Signer struct {
-	Identity       string `yaml:"identity,omitempty" json:"identity,omitempty"`
-	IdentityRegexp string `yaml:"identityRegexp,omitempty" json:"identityRegexp,omitempty"`
-	Issuer         string `yaml:"issuer,omitempty" json:"issuer,omitempty"`
-	IssuerRegexp   string `yaml:"issuerRegexp,omitempty" json:"issuerRegexp,omitempty"`
 }
 
 // GitHubWorkflow are GitHub Actions certificate claims (the Fulcio
@@ -230,7 +220,7 @@ func (p *Policy) check() error {
 		return errors.New("the policy states neither signers nor a ceiling")
 	}
 	for i, s := range p.Signers {
-		if err := s.check(); err != nil {
+		if err := s.Check(); err != nil {
 			return fmt.Errorf("signers[%d]: %w", i, err)
 		}
 	}
@@ -240,63 +230,13 @@ func (p *Policy) check() error {
 	return nil
 }
 
-func (s Signer) check() error {
-	switch {
-	case (s.Identity == "") == (s.IdentityRegexp == ""):
-		return errors.New("state exactly one of identity and identityRegexp")
-	case (s.Issuer == "") == (s.IssuerRegexp == ""):
-		return errors.New("state exactly one of issuer and issuerRegexp")
-	}
-	for _, re := range []struct{ name, v string }{{"identityRegexp", s.IdentityRegexp}, {"issuerRegexp", s.IssuerRegexp}} {
-		if re.v == "" {
-			continue
-		}
-		if err := checkAnchored(re.v); err != nil {
-			return fmt.Errorf("%s %w", re.name, err)
-		}
-	}
-	return nil
-}
-
-// checkAnchored refuses a regular expression that does not match whole
-// strings: judged on its syntax tree, the expression must be one
-// concatenation that starts with ^ and ends with $. Textual checks are
-// not enough: ^a|b$ starts with ^ and ends with $, yet is (^a)|(b$), a
-// prefix match or a suffix match.
-func checkAnchored(expr string) error {
-	if _, err := regexp.Compile(expr); err != nil {
-		return fmt.Errorf("%q: %w", expr, err)
-	}
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return fmt.Errorf("%q: %w", expr, err)
-	}
-	re = re.Simplify()
-	anchored := re.Op == syntax.OpConcat && len(re.Sub) >= 2 &&
-		re.Sub[0].Op == syntax.OpBeginText && re.Sub[len(re.Sub)-1].Op == syntax.OpEndText
-	if !anchored {
-		return fmt.Errorf("%q is not anchored as a whole: write ^(?:…)$ around the whole expression, so that no alternative can match an identity that only starts or ends like it", expr)
-	}
-	return nil
-}
-
-// wholeMatch returns expr as the verifier is given it: ^(?:expr)$, so
-// that it matches whole strings whatever the file wrote ("" stays "").
-func wholeMatch(expr string) string {
-	if expr == "" {
-		return ""
-	}
-	return "^(?:" + expr + ")$"
-}
-
 // SignerMatchers returns the policy's signers as a verifier is to match
-// them: exact values as written, every regular expression wrapped as
-// ^(?:expr)$ so that it matches whole identities and issuers only.
-func (p *Policy) SignerMatchers() []Signer {
-	out := make([]Signer, len(p.Signers))
+// them (signer.Signer.WholeMatch): every regular expression wrapped as
+// ^(?:expr)$, so that it matches whole identities and issuers only.
+func (p *Policy) SignerMatchers() []signer.Signer {
+	out := make([]signer.Signer, len(p.Signers))
 	for i, s := range p.Signers {
-		out[i] = Signer{Identity: s.Identity, IdentityRegexp: wholeMatch(s.IdentityRegexp),
-			Issuer: s.Issuer, IssuerRegexp: wholeMatch(s.IssuerRegexp)}
+		out[i] = s.WholeMatch()
 	}
 	return out
 }
@@ -344,8 +284,12 @@ var pathPatternRE = regexp.MustCompile(`^/[^*]*(/\*\*)?$`)
 // whose meaning is the runtime's matcher's, and a reference.
 func checkHostPattern(s string) error {
 	h, err := spec.ParseHost(s)
-	if err == nil && (h.Kind == spec.HostGlob || h.Kind == spec.HostParam) {
+	switch {
+	case err != nil:
+	case h.Kind == spec.HostGlob || h.Kind == spec.HostParam:
 		err = errors.New("a wildcard stands only first")
+	case h.Kind == spec.HostAny && h.Port != 0:
+		err = errors.New("* and ** take no port")
 	}
 	if err != nil {
 		return fmt.Errorf("%q is not a host pattern (%w): write host, host:port, *.domain or **.domain (a wildcard stands only first), * or **", s, err)

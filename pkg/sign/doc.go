@@ -17,7 +17,10 @@
 // The package reads no environment variable and prints nothing: identity
 // tokens come from a TokenSource the caller chooses, service URLs and
 // trusted material from the caller (ServicesFromSigningConfig,
-// LoadTrustedRoot, PublicGood). A token never appears in an error.
+// LoadTrustedRoot, PublicGood), or resolved as kitsmith resolves them by
+// an Instance: a private instance's files, else public-good Sigstore's
+// trust through TUF, with single services overridden. A token never
+// appears in an error.
 //
 // Package signtest is an in-process Sigstore (certificate authority,
 // timestamp authority, Fulcio endpoint, memory ReferrerStore) for tests of

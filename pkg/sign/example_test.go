@@ -13,7 +13,7 @@ func ExampleParseTrustedSigners() {
 	signers, err := sign.ParseTrustedSigners([]byte(`[
   {"identity": "https://github.com/acme/kits/.github/workflows/release.yml@refs/heads/main",
    "issuer": "https://token.actions.githubusercontent.com"},
-  {"identityRegexp": "@acme\\.example\\.org$", "issuer": "https://accounts.example.org"}
+  {"identityRegexp": "^.*@acme\\.example\\.org$", "issuer": "https://accounts.example.org"}
 ]`))
 	if err != nil {
 		fmt.Println(err)
@@ -25,7 +25,7 @@ func ExampleParseTrustedSigners() {
 	}
 	// Output:
 	// https://github.com/acme/kits/.github/workflows/release.yml@refs/heads/main from https://token.actions.githubusercontent.com
-	// @acme\.example\.org$ from https://accounts.example.org
+	// ^.*@acme\.example\.org$ from https://accounts.example.org
 }
 
 // A private instance's signing config names the services a signature is

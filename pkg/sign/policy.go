@@ -1,14 +1,13 @@
 package sign
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/verify"
-	"gopkg.in/yaml.v3"
+
+	"github.com/kitsmith/kitsmith/pkg/sign/signer"
 )
 
 // Policy is who must have signed a kit for Verify to accept it. It is kept
@@ -57,36 +56,22 @@ type Policy struct {
 	PredicateType string
 }
 
-// TrustedSigner is one accepted signer identity of a policy file.
-type TrustedSigner struct {
-	// Identity is the exact certificate SAN.
-	Identity string `json:"identity,omitempty" yaml:"identity,omitempty"`
-	// IdentityRegexp is a regular expression the SAN must match.
-	IdentityRegexp string `json:"identityRegexp,omitempty" yaml:"identityRegexp,omitempty"`
-	// Issuer is the exact OIDC issuer.
-	Issuer string `json:"issuer,omitempty" yaml:"issuer,omitempty"`
-	// IssuerRegexp is a regular expression the issuer must match.
-	IssuerRegexp string `json:"issuerRegexp,omitempty" yaml:"issuerRegexp,omitempty"`
-}
+// TrustedSigner is one accepted signer identity of a policy file: the
+// one signer type (signer.Signer) kitsmith's admission policy states too.
+type TrustedSigner = signer.Signer
 
 // ParseTrustedSigners decodes a policy file: a JSON (or YAML) list of
-// {identity | identityRegexp, issuer | issuerRegexp}. Unknown keys and
-// entries missing an identity or an issuer are errors.
+// {identity | identityRegexp, issuer | issuerRegexp}, in the one signer
+// grammar (signer.ParseList: exactly one of each, regular expressions
+// anchored as a whole). Unknown keys and entries the verifier cannot
+// match are errors.
 func ParseTrustedSigners(data []byte) ([]TrustedSigner, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var list []TrustedSigner
-	if err := dec.Decode(&list); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("parsing the policy: it lists no trusted signer")
-		}
+	list, err := signer.ParseList(data)
+	if err != nil {
 		return nil, fmt.Errorf("parsing the policy: %w", err)
 	}
-	if len(list) == 0 {
-		return nil, errors.New("parsing the policy: it lists no trusted signer")
-	}
 	for i, s := range list {
-		if _, err := s.identity(certificate.Extensions{}); err != nil {
+		if _, err := identity(s, certificate.Extensions{}); err != nil {
 			return nil, fmt.Errorf("parsing the policy: signer %d: %w", i+1, err)
 		}
 	}
@@ -94,7 +79,7 @@ func ParseTrustedSigners(data []byte) ([]TrustedSigner, error) {
 }
 
 // identity returns s as a sigstore-go identity with the claims ext.
-func (s TrustedSigner) identity(ext certificate.Extensions) (verify.CertificateIdentity, error) {
+func identity(s TrustedSigner, ext certificate.Extensions) (verify.CertificateIdentity, error) {
 	if s.Identity == "" && s.IdentityRegexp == "" {
 		return verify.CertificateIdentity{}, errors.New("an identity or identityRegexp is needed")
 	}
@@ -128,14 +113,14 @@ func (p Policy) identities() (verify.CertificateIdentities, error) {
 	var ids verify.CertificateIdentities
 	direct := TrustedSigner{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer, IssuerRegexp: p.IssuerRegexp}
 	if direct != (TrustedSigner{}) {
-		id, err := direct.identity(ext)
+		id, err := identity(direct, ext)
 		if err != nil {
 			return nil, fmt.Errorf("policy: %w", err)
 		}
 		ids = append(ids, id)
 	}
 	for i, s := range p.TrustedSigners {
-		id, err := s.identity(ext)
+		id, err := identity(s, ext)
 		if err != nil {
 			return nil, fmt.Errorf("policy: trusted signer %d: %w", i+1, err)
 		}

@@ -293,8 +293,8 @@ func TestParseTrustedSigners(t *testing.T) {
 	}{
 		{
 			name: "json",
-			in:   `[{"identity":"dev@example.org","issuer":"https://issuer.example.org"},{"identityRegexp":"^https://github.com/acme/","issuerRegexp":"^https://token\\."}]`,
-			want: []sign.TrustedSigner{{Identity: "dev@example.org", Issuer: "https://issuer.example.org"}, {IdentityRegexp: "^https://github.com/acme/", IssuerRegexp: `^https://token\.`}},
+			in:   `[{"identity":"dev@example.org","issuer":"https://issuer.example.org"},{"identityRegexp":"^https://github.com/acme/.*$","issuerRegexp":"^https://token\\..*$"}]`,
+			want: []sign.TrustedSigner{{Identity: "dev@example.org", Issuer: "https://issuer.example.org"}, {IdentityRegexp: "^https://github.com/acme/.*$", IssuerRegexp: `^https://token\..*$`}},
 		},
 		{
 			name: "yaml",
@@ -302,7 +302,9 @@ func TestParseTrustedSigners(t *testing.T) {
 			want: []sign.TrustedSigner{{Identity: "dev@example.org", Issuer: "https://issuer.example.org"}},
 		},
 		{name: "unknown key", in: `[{"identity":"a@example.org","issuer":"x","subject":"y"}]`, wantErr: "subject"},
-		{name: "no issuer", in: `[{"identity":"a@example.org"}]`, wantErr: "signer 1: an issuer"},
+		{name: "no issuer", in: `[{"identity":"a@example.org"}]`, wantErr: "signer 1: state exactly one of issuer"},
+		// one grammar with the admission policy: a prefix match is refused
+		{name: "unanchored", in: `[{"identityRegexp":"^https://github.com/acme/","issuer":"x"}]`, wantErr: "not anchored as a whole"},
 		{name: "empty", in: `[]`, wantErr: "no trusted signer"},
 		{name: "nothing", in: ``, wantErr: "no trusted signer"},
 	} {

@@ -17,8 +17,14 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/verify"
 )
 
-// ResultFormatVersion is the version of Result's JSON shape (its formatVersion).
-const ResultFormatVersion = 1
+// FormatVersion is the version of Result's JSON shape (its formatVersion),
+// the one name every kitsmith package gives its documents' version.
+const FormatVersion = 1
+
+// ResultFormatVersion is the old name of FormatVersion.
+//
+// Deprecated: use FormatVersion.
+const ResultFormatVersion = FormatVersion
 
 // maxReferrers bounds how many referrers of one kit are examined.
 const maxReferrers = 256
@@ -26,7 +32,7 @@ const maxReferrers = 256
 // Result is what Verify found: one entry per Sigstore bundle among the
 // kit's referrers, accepted or not.
 type Result struct {
-	// FormatVersion is ResultFormatVersion.
+	// FormatVersion is FormatVersion.
 	FormatVersion int `json:"formatVersion"`
 	// Subject is the verified kit.
 	Subject v1.Descriptor `json:"subject"`
@@ -170,7 +176,7 @@ func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Desc
 	if len(refs) > maxReferrers {
 		refs = refs[:maxReferrers]
 	}
-	res := &Result{FormatVersion: ResultFormatVersion, Subject: subject, Signatures: []Signature{}}
+	res := &Result{FormatVersion: FormatVersion, Subject: subject, Signatures: []Signature{}}
 	for _, d := range refs {
 		b, err := readBundle(ctx, st, subject, d)
 		if errors.Is(err, errNotBundle) {

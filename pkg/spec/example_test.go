@@ -71,3 +71,23 @@ capabilities:
 	// storage: /home/agent/.tool
 	// widens: network.runtime.allow: uploads.example.com
 }
+
+// Hosts are parsed before they are judged: case and a trailing dot do not
+// count, a pinned port covers only that port, **.domain covers the
+// patterns under it, and what is not a host is refused.
+func ExampleParseHost() {
+	ceiling, _ := spec.ParseHost("**.Example.NET")
+	for _, s := range []string{"api.example.net.", "*.a.example.net:443", "example.net", "evil.com,x.example.net"} {
+		h, err := spec.ParseHost(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(h, ceiling.Covers(h))
+	}
+	// Output:
+	// api.example.net true
+	// *.a.example.net:443 true
+	// example.net false
+	// not a host pattern: "evil.com,x.example.net" holds ',': write one host per entry
+}

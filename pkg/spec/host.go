@@ -102,12 +102,16 @@ func ParseHost(s string) (Host, error) {
 		}
 		h.Port = uint16(n)
 	}
+	trimmed := strings.HasSuffix(name, ".")
 	name = strings.TrimSuffix(name, ".")
 	if err := checkLabels(s, name); err != nil {
 		return Host{}, err
 	}
 	switch {
 	case name == "*" || name == "**":
+		if trimmed {
+			return Host{}, fmt.Errorf("%w: %q has an empty label", ErrHost, s)
+		}
 		h.Kind = HostAny
 		return h, nil
 	case strings.HasPrefix(name, "**.") && !strings.Contains(name[3:], "*"):

@@ -58,6 +58,8 @@ func TestParseHostRefusals(t *testing.T) {
 		{"api.example.org:044", "port"},
 		{"api.example.org:443:1", "more than one"},
 		{"[::1]:443", "IPv6"},
+		{"**.", "empty label"},
+		{"*.", "empty label"},
 		{"10.0.0.256", "IPv4"},
 		{"1.2.3", "IPv4"},
 		{"*.0.0.1", "IPv4"},
@@ -91,6 +93,7 @@ func TestHostCovers(t *testing.T) {
 		{"**.example.net", "evilexample.net", false},
 		{"*", "**.example.net:9", true},
 		{"*:443", "api.example.org", false},
+		{"*:443", "api.example.org:443", true},
 		{"*.example.net", "*", false},
 		{"10.0.0.1", "10.0.0.1:22", true},
 		{"**.example.net", "10.0.0.1", false},
@@ -133,4 +136,26 @@ func TestHostNearestLegal(t *testing.T) {
 			t.Errorf("NearestLegal(%q) = %s, want %s covering it", in, got, want)
 		}
 	}
+}
+
+// FuzzParseHost: ParseHost never panics, what it accepts renders to a
+// canonical text that parses back to the same Host, and a host covers
+// itself.
+func FuzzParseHost(f *testing.F) {
+	for _, s := range []string{"api.example.org:443", "*.example.net", "**.a.b", "*", "10.0.0.1", "bedrock-*.x.com", "A.B.", "x:${{ kit.args.p }}", "a,b", "a b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := ParseHost(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseHost(h.String())
+		if err != nil || back != h {
+			t.Fatalf("ParseHost(%q) = %+v renders %q, which parses to %+v, %v", s, h, h.String(), back, err)
+		}
+		if !h.Covers(h) {
+			t.Fatalf("%q does not cover itself", s)
+		}
+	})
 }

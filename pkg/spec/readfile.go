@@ -14,9 +14,15 @@ import (
 // or climbing out with ..).
 var ErrOutsideKit = errors.New("outside the kit directory")
 
-// ErrFileTooLarge reports a kit file over kitsmith's size limit for the
-// files it reads besides the descriptor (8 MiB).
-var ErrFileTooLarge = errors.New("over kitsmith's size limit")
+// ErrTooLarge reports content over one of kitsmith's read bounds: a kit
+// file besides the descriptor over 8 MiB here, a manifest, config, layer
+// file or archive in package artifact (whose ErrTooLarge it is).
+var ErrTooLarge = errors.New("over the read limit")
+
+// ErrFileTooLarge is the old name of ErrTooLarge.
+//
+// Deprecated: use ErrTooLarge.
+var ErrFileTooLarge = ErrTooLarge
 
 // kitFiles is where ReadFile reads a loaded kit's files.
 type kitFiles struct {
@@ -47,7 +53,7 @@ func rootFiles(dir string) func() (fs.FS, func() error, error) {
 // the size limit of recipes. It refuses a path that leaves the kit
 // directory (ErrOutsideKit), a file that is not regular (ErrNotRegular,
 // without opening it, so a FIFO cannot block) and a file over the limit
-// (ErrFileTooLarge). A kit made by Parse has no directory: every read fails
+// (ErrTooLarge). A kit made by Parse has no directory: every read fails
 // with fs.ErrNotExist.
 //
 // A file read is added to SourceFiles under FilePath(rel), so that
@@ -72,7 +78,7 @@ func (k *Kit) ReadFile(rel string) ([]byte, error) {
 	case err != nil:
 		return nil, fmt.Errorf("reading kit file %s: %w", rel, err)
 	case tooBig >= 0:
-		return nil, &fs.PathError{Op: "read", Path: rel, Err: fmt.Errorf("%w: %d bytes, over %d", ErrFileTooLarge, tooBig, maxFileBytes)}
+		return nil, &fs.PathError{Op: "read", Path: rel, Err: fmt.Errorf("%w: %d bytes, over %d", ErrTooLarge, tooBig, maxFileBytes)}
 	}
 	k.addSource(k.FilePath(rel), data)
 	return data, nil
@@ -119,9 +125,10 @@ func readLimited(fsys fs.FS, name string, limit int) (data []byte, tooBig int, e
 	return data, -1, nil
 }
 
-// ErrNotRegular reports a kit file that is not a regular file (a FIFO,
-// device, socket or directory): kitsmith refuses it before opening it, since
-// opening a FIFO blocks until something writes to it.
+// ErrNotRegular reports a file that is not a regular file (a FIFO, device,
+// socket, directory or link): kitsmith refuses a kit file or configuration
+// before opening it, since opening a FIFO blocks until something writes to
+// it, and package artifact a file in an image or a layout that is none.
 var ErrNotRegular = errors.New("not a regular file")
 
 // checkRegular refuses a name that is not a regular file, by its metadata,

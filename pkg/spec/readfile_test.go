@@ -63,7 +63,7 @@ func TestKitReadFile(t *testing.T) {
 		{rel: "fifo.sh", wantErr: ErrNotRegular},
 		{rel: "scripts", wantErr: ErrNotRegular},
 		{rel: "missing.sh", wantErr: fs.ErrNotExist},
-		{rel: "big.sh", wantErr: ErrFileTooLarge},
+		{rel: "big.sh", wantErr: ErrTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rel, func(t *testing.T) {

@@ -174,8 +174,8 @@ func catIndex(cat string) int {
 }
 
 // sorted sorts atoms in list order, each category by canonical text,
-// and drops duplicates.
-func sorted(atoms []Atom) []Atom {
+// and drops duplicates; details are the atoms' canonical texts.
+func sorted(atoms []Atom) (out []Atom, details []string) {
 	type keyed struct {
 		cat    int
 		detail string
@@ -188,36 +188,39 @@ func sorted(atoms []Atom) []Atom {
 	slices.SortFunc(keys, func(x, y keyed) int {
 		return cmp.Or(cmp.Compare(x.cat, y.cat), strings.Compare(x.detail, y.detail))
 	})
-	out := atoms[:0]
+	out, details = atoms[:0], make([]string, 0, len(keys))
 	for i, k := range keys {
 		if i > 0 && keys[i-1].cat == k.cat && keys[i-1].detail == k.detail {
 			continue
 		}
 		out = append(out, k.a)
+		details = append(details, k.detail)
 	}
-	return out
+	return out, details
 }
 
 // surface normalizes the atoms and renders them into a Surface.
 func (b *atomBuilder) surface() *Surface {
 	s := &Surface{}
-	for _, a := range b.normalized() {
+	atoms, details := b.normalized()
+	for i, a := range atoms {
 		if a.Category == CatPrivileged {
 			s.Privileged = true
 		} else if l := s.list(a.Category); l != nil {
-			*l = append(*l, a.Detail())
+			*l = append(*l, details[i])
 		}
 	}
 	return s
 }
 
-func (b *atomBuilder) normalized() []Atom {
+func (b *atomBuilder) normalized() ([]Atom, []string) {
 	if b.privileged {
 		b.atoms = append(b.atoms, Atom{Category: CatPrivileged, Value: PrivilegedGrant})
 		b.privileged = false
 	}
-	b.atoms = sorted(b.atoms)
-	return b.atoms
+	var details []string
+	b.atoms, details = sorted(b.atoms)
+	return b.atoms, details
 }
 
 // AtomsOf returns the atoms of SurfaceOf(d), in the order Surface.Atoms
@@ -227,7 +230,8 @@ func AtomsOf(d *Descriptor) []Atom {
 	for _, e := range d.Entries() {
 		b.add(e.Capability)
 	}
-	return b.normalized()
+	atoms, _ := b.normalized()
+	return atoms
 }
 
 // Atoms returns the surface's grants as typed atoms, in list order (the

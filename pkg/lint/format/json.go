@@ -7,16 +7,21 @@ import (
 	"github.com/kitsmith/kitsmith/pkg/lint"
 )
 
-// JSONFormatVersion is the version of the JSON format JSON writes, under
-// the key formatVersion every JSON document kitsmith writes carries. It
+// FormatVersion is the version of the JSON format JSON writes, under the
+// key formatVersion every JSON document kitsmith writes carries. It
 // changes only when a field is removed or changes meaning.
-const JSONFormatVersion = 1
+const FormatVersion = 1
 
-// JSONSchemaVersion is the old name of JSONFormatVersion.
+// JSONFormatVersion is the old name of FormatVersion.
 //
-// Deprecated: use JSONFormatVersion; the schemaVersion key it named is
+// Deprecated: use FormatVersion.
+const JSONFormatVersion = FormatVersion
+
+// JSONSchemaVersion is the older name of FormatVersion.
+//
+// Deprecated: use FormatVersion; the schemaVersion key it named is
 // written one more release beside formatVersion.
-const JSONSchemaVersion = JSONFormatVersion
+const JSONSchemaVersion = FormatVersion
 
 // JSON writes the lint result as one JSON document:
 //
@@ -55,7 +60,7 @@ type jsonFinding struct {
 	EndColumn int       `json:"endColumn,omitempty"`
 	Fix       string    `json:"fix,omitempty"`
 	Kit       string    `json:"kit"`
-	HelpURI   string    `json:"helpUri"`
+	HelpURI   string    `json:"helpUri,omitempty"`
 	Fixes     []jsonFix `json:"fixes,omitempty"`
 }
 
@@ -98,15 +103,23 @@ type jsonSummary struct {
 
 // Format implements Formatter.
 func (JSON) Format(w io.Writer, r *lint.Result) error {
-	doc := jsonDoc{FormatVersion: JSONFormatVersion, SchemaVersion: JSONFormatVersion, Findings: []jsonFinding{}, Summary: jsonSummary{
+	doc := jsonDoc{FormatVersion: FormatVersion, SchemaVersion: FormatVersion, Findings: []jsonFinding{}, Summary: jsonSummary{
 		Kits: len(r.Kits), Errors: r.Count(lint.SeverityError), Warnings: r.Count(lint.SeverityWarning), Info: r.Count(lint.SeverityInfo),
 	}}
+	rules := map[string]*lint.Rule{}
+	for _, rule := range r.Rules {
+		rules[rule.ID] = rule
+	}
 	for _, f := range r.Findings {
 		start, end := f.Range.Start, f.Range.End
+		help := lint.HelpURI(f.RuleID)
+		if rule := rules[f.RuleID]; rule != nil {
+			help = rule.HelpURI()
+		}
 		doc.Findings = append(doc.Findings, jsonFinding{
 			Rule: f.RuleID, Severity: f.Severity.String(), Message: f.Message,
 			File: start.File, Line: start.Line, Column: start.Col, EndLine: end.Line, EndColumn: end.Col,
-			Fix: f.Fix, Kit: f.Kit, HelpURI: lint.HelpURI(f.RuleID), Fixes: jsonFixes(f.Fixes),
+			Fix: f.Fix, Kit: f.Kit, HelpURI: help, Fixes: jsonFixes(f.Fixes),
 		})
 	}
 	enc := json.NewEncoder(w)

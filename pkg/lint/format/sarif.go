@@ -75,8 +75,8 @@ type (
 		Name                 string               `json:"name"`
 		ShortDescription     sarifText            `json:"shortDescription"`
 		FullDescription      sarifText            `json:"fullDescription"`
-		Help                 sarifMultiformat     `json:"help"`
-		HelpURI              string               `json:"helpUri"`
+		Help                 *sarifMultiformat    `json:"help,omitempty"`
+		HelpURI              string               `json:"helpUri,omitempty"`
 		DefaultConfiguration sarifConfiguration   `json:"defaultConfiguration"`
 		Properties           *sarifRuleProperties `json:"properties,omitempty"`
 	}
@@ -177,16 +177,15 @@ func (s *SARIF) Format(w io.Writer, r *lint.Result) error {
 // sarifRuleOf describes a rule.
 func sarifRuleOf(rule *lint.Rule) sarifRule {
 	out := sarifRule{
-		ID:               rule.ID,
-		Name:             ruleName(rule.ID),
-		ShortDescription: sarifText{rule.Summary},
-		FullDescription:  sarifText{strings.TrimSpace(rule.Summary + " " + rule.Rationale)},
-		Help: sarifMultiformat{
-			Text:     fmt.Sprintf("%s\n\nFix: %s\n\nDocumentation: %s", rule.Rationale, rule.Fix, rule.HelpURI()),
-			Markdown: fmt.Sprintf("%s\n\n**Fix:** %s\n\n[Documentation](%s)", rule.Rationale, rule.Fix, rule.HelpURI()),
-		},
+		ID:                   rule.ID,
+		Name:                 ruleName(rule.ID),
+		ShortDescription:     sarifText{rule.Summary},
+		FullDescription:      sarifText{strings.TrimSpace(rule.Summary + " " + rule.Rationale)},
 		HelpURI:              rule.HelpURI(),
 		DefaultConfiguration: sarifConfiguration{Level: level(rule.Severity)},
+	}
+	if text, markdown := ruleHelp(rule); text != "" {
+		out.Help = &sarifMultiformat{Text: text, Markdown: markdown}
 	}
 	if score, ok := lint.SecuritySeverity(rule.ID); ok {
 		out.Properties = &sarifRuleProperties{Tags: []string{"security"}, SecuritySeverity: strconv.FormatFloat(score, 'f', 1, 64)}
@@ -303,4 +302,21 @@ func dirURI(abs string) string {
 		u += "/"
 	}
 	return u
+}
+
+// ruleHelp is a rule's help text and markdown: its rationale, its fix and
+// its documentation page, each only when the rule has it, so that a rule
+// from elsewhere gets no empty section.
+func ruleHelp(rule *lint.Rule) (text, markdown string) {
+	var t, m []string
+	if rule.Rationale != "" {
+		t, m = append(t, rule.Rationale), append(m, rule.Rationale)
+	}
+	if rule.Fix != "" {
+		t, m = append(t, "Fix: "+rule.Fix), append(m, "**Fix:** "+rule.Fix)
+	}
+	if uri := rule.HelpURI(); uri != "" {
+		t, m = append(t, "Documentation: "+uri), append(m, "[Documentation]("+uri+")")
+	}
+	return strings.Join(t, "\n\n"), strings.Join(m, "\n\n")
 }
