@@ -54,7 +54,7 @@ func command(t *testing.T, timeout time.Duration, dir string, envs []string, nam
 // snapshotRelease builds a one-target snapshot release (linux, this
 // machine's architecture) of the repository with the pinned goreleaser,
 // SBOM included when syft is there, into a temporary dist directory.
-func snapshotRelease(t *testing.T, goreleaser string) (dist, version string) {
+func snapshotRelease(t *testing.T, goreleaser string) (dist, version, clone string) {
 	t.Helper()
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -89,7 +89,7 @@ func snapshotRelease(t *testing.T, goreleaser string) (dist, version string) {
 	}
 	// A clone of HEAD, as CI has: committed sources only, and a remote, without
 	// which GoReleaser reads no git state (commit and date become "none").
-	clone := filepath.Join(t.TempDir(), "kitsmith")
+	clone = filepath.Join(t.TempDir(), "kitsmith")
 	if out, err := command(t, 2*time.Minute, repo, nil, "git", "clone", "--quiet", "--shared", repo, clone); err != nil {
 		t.Fatalf("git clone: %v\n%s", err, out)
 	}
@@ -109,7 +109,7 @@ func snapshotRelease(t *testing.T, goreleaser string) (dist, version string) {
 	if err := json.Unmarshal(meta, &m); err != nil {
 		t.Fatal(err)
 	}
-	return dist, m.Version
+	return dist, m.Version, clone
 }
 
 // checksums parses a checksums.txt.
@@ -181,7 +181,7 @@ func TestRelease(t *testing.T) {
 	if out, err := command(t, time.Minute, repo, nil, goreleaser, "check"); err != nil {
 		t.Fatalf("goreleaser check: %v\n%s", err, out)
 	}
-	dist, rel := snapshotRelease(t, goreleaser)
+	dist, rel, clone := snapshotRelease(t, goreleaser)
 	archive := fmt.Sprintf("kitsmith_%s_linux_%s.tar.gz", rel, runtime.GOARCH)
 	sums := checksums(t, filepath.Join(dist, "checksums.txt"))
 	b, err := os.ReadFile(filepath.Join(dist, archive))
@@ -220,7 +220,7 @@ func TestRelease(t *testing.T) {
 		}
 	})
 	bin, mtime := untarKitsmith(t, filepath.Join(dist, archive), t.TempDir())
-	head, err := command(t, time.Minute, repo, nil, "git", "log", "-1", "--format=%H %cI %ct")
+	head, err := command(t, time.Minute, clone, nil, "git", "log", "-1", "--format=%H %cI %ct")
 	if err != nil {
 		t.Fatalf("git log: %v %s", err, head)
 	}
