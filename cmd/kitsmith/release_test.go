@@ -367,3 +367,72 @@ func testActionInstall(t *testing.T, dist, tag, archive string) {
 		}
 	})
 }
+
+// signChecksums signs dist's checksums.txt keyless on the local Sigstore
+// stack, as the release workflow of kitsmith/kitsmith at ref would, and
+// returns a directory serving the archive, checksums.txt and its bundle.
+func signChecksums(t *testing.T, dist, archive, ref string) string {
+	t.Helper()
+	cosign := os.Getenv("KITSMITH_TEST_COSIGN")
+	tokenURL := os.Getenv("KITSMITH_TEST_OIDC_GITHUB_URL") + "/token?repository=kitsmith/kitsmith&ref=" + ref
+	resp, err := http.Get(tokenURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("token: %v %s", err, resp.Status)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{archive, "checksums.txt"} {
+		b, err := os.ReadFile(filepath.Join(dist, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := command(t, 2*time.Minute, dir, nil, cosign, "sign-blob", "--yes",
+		"--signing-config", os.Getenv("KITSMITH_TEST_SIGNING_CONFIG"), "--trusted-root", os.Getenv("KITSMITH_TEST_TRUSTED_ROOT"),
+		"--identity-token", strings.TrimSpace(string(tok)), "--bundle", "checksums.txt.sigstore.json", "checksums.txt"); err != nil {
+		t.Fatalf("cosign sign-blob: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// TestActionInstallSigned installs a release the action does not record
+// (version: vX.Y.Z): its checksums.txt must carry a Sigstore bundle of
+// kitsmith's release workflow at that tag, checked with cosign verify-blob
+// (on the local Sigstore stack; the issuer and trusted root are the test's).
+// A bundle from another ref of the same workflow is refused.
+func TestActionInstallSigned(t *testing.T) {
+	goreleaser := releaseTool(t, "KITSMITH_TEST_GORELEASER")
+	cosign := releaseTool(t, "KITSMITH_TEST_COSIGN")
+	if os.Getenv("KITSMITH_TEST_OIDC_GITHUB_URL") == "" {
+		t.Skip("no local Sigstore stack (scripts/services.sh env)")
+	}
+	dist, rel, _ := snapshotRelease(t, goreleaser)
+	tag := "v" + rel
+	archive := fmt.Sprintf("kitsmith_%s_linux_%s.tar.gz", rel, runtime.GOARCH)
+	verifyEnv := []string{
+		"INPUT_VERSION=" + tag, "PATH=" + filepath.Dir(cosign) + ":/usr/bin:/bin",
+		"KITSMITH_RELEASE_ISSUER=" + os.Getenv("KITSMITH_TEST_OIDC_GITHUB_URL"),
+		"KITSMITH_COSIGN_TRUSTED_ROOT=" + os.Getenv("KITSMITH_TEST_TRUSTED_ROOT"),
+	}
+	t.Run("signed by the release workflow at the tag: installed", func(t *testing.T) {
+		srv := releaseServer(t, signChecksums(t, dist, archive, "refs/tags/"+tag), tag)
+		out, bin, err := runInstall(t, actionCopy(t, tag, nil), srv, verifyEnv...)
+		if err != nil || bin == "" || !strings.Contains(out, "from the signed checksums.txt") || !strings.Contains(out, "kitsmith "+tag+"\n") {
+			t.Fatalf("install: %v\n%s", err, out)
+		}
+	})
+	t.Run("signed at another ref: refused", func(t *testing.T) {
+		srv := releaseServer(t, signChecksums(t, dist, archive, "refs/heads/main"), tag)
+		out, bin, err := runInstall(t, actionCopy(t, tag, nil), srv, verifyEnv...)
+		if err == nil || bin != "" || !strings.Contains(out, "is not signed by kitsmith's release workflow: refusing to install") {
+			t.Errorf("install of a release signed at refs/heads/main: err %v\n%s", err, out)
+		}
+	})
+}
