@@ -3,7 +3,7 @@
 // config, as files embedded in the binary.
 //
 // policy.schema.json describes kitsmith's admission policy file (see
-// Policy). kit.schema.json describes the descriptor; each well-known capability type
+// Policy), config.schema.json kitsmith lint's .kitsmith.yaml (see Config). kit.schema.json describes the descriptor; each well-known capability type
 // <namespace>/<name>@<version> has its config schema at
 // capabilities/<namespace>/<name>@<version>.schema.json, referenced from
 // kit.schema.json by a relative $ref. Every file's $id is its URL under
@@ -24,7 +24,11 @@ const Root = "kit.schema.json"
 // Policy is the path of the admission policy schema inside FS.
 const Policy = "policy.schema.json"
 
-//go:embed kit.schema.json policy.schema.json capabilities definitions
+// Config is the path of the lint configuration (.kitsmith.yaml) schema
+// inside FS.
+const Config = "config.schema.json"
+
+//go:embed kit.schema.json policy.schema.json config.schema.json capabilities definitions
 var files embed.FS
 
 // FS returns the embedded schema files, rooted at this directory.

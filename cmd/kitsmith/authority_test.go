@@ -203,3 +203,33 @@ func TestAuthorityDiff(t *testing.T) {
 		}
 	}
 }
+
+// publish --policy judges the effective form: an arg default beyond the
+// ceiling fails the policy stage (#16 item 1), one within passes.
+func TestAuthorityPublishPolicy(t *testing.T) {
+	reg := at.Registry(t, true)
+	dir := t.TempDir()
+	policy := writePolicy(t, dir, "p.yaml", "policyVersion: \"1\"\nceiling:\n  network:\n    runtime: [\"*.example.org\"]\n")
+	kit := func(def string) string {
+		d := filepath.Join(t.TempDir(), "wide")
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := "# syntax=docker/sandbox-kit:3\nschemaVersion: \"3\"\nkind: mixin\nversion: \"1.0.0\"\nprovides: [\"org.example/wide\"]\n" +
+			"args:\n  host: {env: API_HOST, default: \"" + def + "\"}\n" +
+			"capabilities:\n  - type: com.docker.sandbox/network-policy@1\n    config:\n      runtime:\n        allow: [\"${{ kit.args.host }}\"]\n"
+		if err := os.WriteFile(filepath.Join(d, "wide.yaml"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	e := env{"SOURCE_DATE_EPOCH": "0"}
+	stdout, stderr, code := runPublish(t, e, "--unsigned", "--policy", policy, "-t", reg+"/kits/wide:1.0.0", kit("evil.com"))
+	if code != exitFindings || !strings.Contains(stdout+stderr, "network.runtime.allow evil.com is beyond the ceiling") {
+		t.Errorf("a default beyond the ceiling: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runPublish(t, e, "--unsigned", "--policy", policy, "-t", reg+"/kits/wide:1.0.1", kit("api.example.org"))
+	if code != exitOK {
+		t.Errorf("a default within (look-alike): exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}

@@ -153,6 +153,10 @@ func TestSchemaCLI(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, `"$id": "`+schemas.BaseURL+"capabilities/com.docker.sandbox/credential@1.schema.json") {
 		t.Errorf("kitsmith schema credential@1: exit %d\n%s", code, stdout)
 	}
+	stdout, _, code = runCLI(t, "schema", "config")
+	if code != exitOK || !strings.Contains(stdout, `"$id": "`+schemas.BaseURL+schemas.Config+`"`) {
+		t.Errorf("kitsmith schema config: exit %d\n%s", code, stdout)
+	}
 	stdout, _, code = runCLI(t, "schema", "--list")
 	if code != exitOK || !strings.Contains(stdout, "kit.schema.json\n") || !strings.Contains(stdout, "definitions/references.schema.json\n") {
 		t.Errorf("kitsmith schema --list: exit %d\n%s", code, stdout)

@@ -52,8 +52,18 @@ sees a tag pointing at an unsigned or unchecked kit.
 
 A failure at any stage leaves no tag, names the stage and why, and exits 1;
 what was pushed by digest stays (it is invisible without a tag) and is listed.
+One rule for the registry itself: when it cannot be reached, refuses the
+credentials (401) or refuses the operation (403: a read-only repository, a
+protected tag), publish exits 2 at whichever stage it happens, the tag write
+included, as every command does.
 An existing tag pointing at another digest is refused unless --force; the
-same digest under the same tag is a no-op that says so.
+same digest under the same tag is a no-op that says so. The tag is checked
+again just before it is written, written conditionally where the registry
+honours If-Match / If-None-Match, and read back: when another publish wrote
+it at the same time, the run fails at the tag stage (exit 1) naming both
+digests, so that its report and outputs never name a digest the tag does not
+hold. A registry without conditional writes cannot stop a later writer from
+moving the tag afterwards; that writer's own read-back names the tag's digest.
 
 A kind: set is resolved at validate with the kits it lists, read from their
 registries, as a runtime will judge it: a set whose kits conflict, leave a
@@ -78,7 +88,10 @@ job summary (GITHUB_STEP_SUMMARY) and the step outputs digest and ref
 (GITHUB_OUTPUT) are written too.
 
 Exit status: 0 every kit published (or already was); 1 a kit failed at a
-stage; 2 usage, configuration or I/O error.`,
+stage (lint findings, failed checks, a ceiling violation, a signature that
+did not verify, a tag another run moved); 2 usage, configuration or I/O
+error, including a registry that cannot be reached or refuses the
+credentials or the operation.`,
 		Example: `  # one kit, keyless on GitHub Actions or with SIGSTORE_ID_TOKEN
   kitsmith publish --tag registry.example.org/kits/gh:1.2.0 kits/gh
 

@@ -27,7 +27,7 @@ against, for editors and yaml-language-server.
 
 Without arguments it prints kit.schema.json. NAME selects another file, e.g.
 "capabilities/com.docker.sandbox/credential@1.schema.json" or just
-"credential@1". --output DIR writes every file, keeping the layout, so the
+"credential@1"; "config" is the schema of kitsmith lint's .kitsmith.yaml. --output DIR writes every file, keeping the layout, so the
 relative $refs between them resolve.
 
 Editors pick the schema up from a modeline on line 2 of the descriptor:
@@ -38,6 +38,7 @@ Editors pick the schema up from a modeline on line 2 of the descriptor:
 Exit status: 0 written, 2 usage or I/O error (no schema of that name).`,
 		Example: `  kitsmith schema > kit.schema.json
   kitsmith schema credential@1
+  kitsmith schema config > .schemas/kitsmith-config.schema.json
   kitsmith schema --list
   kitsmith schema --output .schemas/`,
 		Args: cobra.MaximumNArgs(1),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/elliptic"
 	"os"
@@ -123,6 +124,24 @@ func TestSignVerifyIntegration(t *testing.T) {
 				}
 			})
 
+			t.Run("kitsmith verify accepts beside junk referrers", func(t *testing.T) {
+				ref := pushKit(t, reg, "junk-live")
+				signWith(t, ref)
+				subject, err := artifact.Head(context.Background(), ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				plant(t, ref, at.Referrer(t, subject, at.BundleType, bytes.Repeat([]byte("x"), 50<<20)), true)
+				plant(t, ref, at.Referrer(t, subject, at.BundleType, []byte(`{"mediaType":"junk"}`)), true)
+				stdout, stderr, code := runCLI(t, verifyArgs(append(identity, ref)...)...)
+				if code != exitOK || !strings.Contains(stdout, "verified, 1 of 3") || !strings.Contains(stdout, "referrers: 3 listed, 3 examined") {
+					t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+				}
+				args := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, identity...), sct...)
+				if out, err := cosignCLI(t, s, append(args, ref)...); err != nil {
+					t.Logf("cosign verify beside the junk: %v\n%s", err, out)
+				}
+			})
 			t.Run("cosign verify accepts a kitsmith signature", func(t *testing.T) {
 				args := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, identity...), sct...)
 				out, err := cosignCLI(t, s, append(args, kit)...)
@@ -315,5 +334,93 @@ func copyBundle(t *testing.T, file, ref string) {
 	}
 	if _, err := sign.Attach(ctx, st, v1.Descriptor{MediaType: d.MediaType, Size: d.Size, Digest: d.Digest}, b); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCosignAttestIntegration verifies what `cosign attest --type
+// slsaprovenance1` writes (an in-toto Statement v0.1 in a DSSE envelope)
+// with kitsmith verify --predicate-type, on both registry kinds, as cosign
+// verify-attestation accepts it.
+func TestCosignAttestIntegration(t *testing.T) {
+	s, ok := stack.Env(t)
+	if !ok {
+		t.Skip("no Sigstore stack; run scripts/test.sh")
+	}
+	var sct []string
+	if s.CTLogURL == "" {
+		sct = []string{"--insecure-ignore-sct"}
+	}
+	identity := []string{"--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}
+	pred := filepath.Join(t.TempDir(), "provenance.json")
+	if err := os.WriteFile(pred, []byte(`{"buildDefinition":{"buildType":"https://example.org/build/v1","externalParameters":{}},"runDetails":{"builder":{"id":"https://example.org/ci"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, reg := range liveRegistries(t) {
+		t.Run(name, func(t *testing.T) {
+			ref := pushKit(t, reg, "cosign-attested")
+			out, err := cosignCLI(t, s, "attest", "--yes", "--type", "slsaprovenance1", "--predicate", pred,
+				"--signing-config", s.SigningConfig, "--trusted-root", s.TrustedRoot, "--identity-token", s.Token(t, stack.Email, nil), ref)
+			if err != nil {
+				t.Fatalf("cosign attest: %v\n%s", err, out)
+			}
+			args := append(append([]string{"verify-attestation", "--trusted-root", s.TrustedRoot, "--type", "slsaprovenance1"}, identity...), sct...)
+			if out, err := cosignCLI(t, s, append(args, ref)...); err != nil {
+				t.Fatalf("cosign verify-attestation refuses its own attestation: %v\n%s", err, out)
+			}
+			kv := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, sct...), identity...)
+			stdout, stderr, code := runCLI(t, append(kv, "--predicate-type", "https://slsa.dev/provenance/v1", ref)...)
+			if code != exitOK || !strings.Contains(stdout, "[attestation https://slsa.dev/provenance/v1]") {
+				t.Errorf("kitsmith verify --predicate-type on cosign's attestation: exit %d\n%s%s", code, stdout, stderr)
+			}
+			stdout, _, code = runCLI(t, append(kv, "--predicate-type", sign.CosignSignPredicateType, ref)...)
+			if code != exitFindings || !strings.Contains(stdout, "is not the required") {
+				t.Errorf("kitsmith verify accepted cosign's provenance as an image signature: exit %d\n%s", code, stdout)
+			}
+		})
+	}
+}
+
+// TestCosignLegacyIntegration verifies signatures cosign v3.1.3 writes in
+// its legacy mode (--new-bundle-format=false: the sha256-<hex>.sig tag
+// with a simple-signing payload, the certificate and an RFC 3161
+// timestamp in annotations; the local stack's Rekor v2 takes no legacy
+// entries, so --tlog-upload=false) through the identity policy, labelled
+// legacy; --require-bundle refuses them; cosign verify agrees.
+func TestCosignLegacyIntegration(t *testing.T) {
+	s, ok := stack.Env(t)
+	if !ok {
+		t.Skip("no Sigstore stack; run scripts/test.sh")
+	}
+	sct := []string{"--insecure-ignore-tlog"}
+	if s.CTLogURL == "" {
+		sct = append(sct, "--insecure-ignore-sct")
+	}
+	identity := []string{"--certificate-identity", stack.DefaultEmail, "--certificate-oidc-issuer", s.OIDCURL}
+	for name, reg := range liveRegistries(t) {
+		t.Run(name, func(t *testing.T) {
+			ref := pushKit(t, reg, "cosign-legacy")
+			out, err := cosignCLI(t, s, "sign", "--yes", "--new-bundle-format=false", "--use-signing-config=false",
+				"--fulcio-url", s.FulcioURL, "--timestamp-server-url", s.TSAURL, "--tlog-upload=false",
+				"--trusted-root", s.TrustedRoot, "--identity-token", s.Token(t, stack.Email, nil), ref)
+			if err != nil {
+				t.Fatalf("cosign sign (legacy): %v\n%s", err, out)
+			}
+			if out, err := cosignCLI(t, s, append(append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, identity...), sct...), ref)...); err != nil {
+				t.Logf("cosign verify of its own legacy signature: %v\n%s", err, out)
+			}
+			kv := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, sct...), identity...)
+			stdout, stderr, code := runCLI(t, append(kv, ref)...)
+			if code != exitOK || !strings.Contains(stdout, "[legacy cosign signature]") || !strings.Contains(stdout, "accepted") {
+				t.Fatalf("kitsmith verify of cosign's legacy signature: exit %d\n%s%s", code, stdout, stderr)
+			}
+			stdout, _, code = runCLI(t, append(kv, "--require-bundle", ref)...)
+			if code != exitFindings || !strings.Contains(stdout, "requires Sigstore bundles") {
+				t.Errorf("--require-bundle: exit %d\n%s", code, stdout)
+			}
+			wrong := append(append([]string{"verify", "--trusted-root", s.TrustedRoot}, sct...), "--certificate-identity", "eve@example.com", "--certificate-oidc-issuer", s.OIDCURL, ref)
+			if stdout, _, code := runCLI(t, wrong...); code != exitFindings || !strings.Contains(stdout, `expected SAN value "eve@example.com"`) {
+				t.Errorf("the wrong identity: exit %d\n%s", code, stdout)
+			}
+		})
 	}
 }

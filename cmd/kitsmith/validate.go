@@ -121,7 +121,7 @@ func (o *validateOptions) run(ctx context.Context, out, errOut io.Writer, paths 
 		if err := checkArgsDeclared("--kit-arg", k, spec.PhaseCreate, kitArgs); err != nil {
 			return err
 		}
-		rep := k.Validate(spec.WithMode(mode), spec.WithKitArgs(kitArgs))
+		rep := k.Validate(spec.WithMode(mode), spec.WithKitArgs(kitArgs), spec.WithRecipeCheck(lint.CheckRecipe))
 		if o.resolve {
 			resolveSetReport(ctx, k, rep, o.artifactOptions())
 		}

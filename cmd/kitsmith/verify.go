@@ -15,6 +15,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/admission"
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/review"
 	"github.com/kitsmith/kitsmith/pkg/sign"
 )
@@ -39,6 +40,7 @@ type verifyOptions struct {
 	verifierFlags
 	kitArgs  []string
 	platform string
+	verbose  bool
 }
 
 func newVerifyCmd(ro *rootOptions) *cobra.Command {
@@ -51,7 +53,14 @@ cosign sign or sbx kit sign), verifies each one against the trusted root and
 accepts the kit when at least one was made by a signer the policy names.
 
 Each referrer of the kit is read and checked itself (its artifactType and
-single bundle layer), whatever the registry reports. A signature is accepted
+single bundle layer), whatever the registry reports, and judged on its own:
+one that cannot be read, is too large or too slow is rejected with its
+reason and the others are still examined. Legacy cosign signatures (the
+sha256-<hex>.sig tag cosign v2 writes, and v3 with --new-bundle-format=false)
+are verified through the same trust and policy and labelled legacy;
+--require-bundle refuses them. An unanchored --certificate-identity-regexp or
+--certificate-oidc-issuer-regexp is accepted, as cosign accepts it, with a
+warning naming the anchored form. A signature is accepted
 when its statement's subject is the kit's digest, its certificate chains to
 the trusted root, was valid when a timestamp authority or the transparency
 log saw the signature, carries an SCT (unless --insecure-ignore-sct), is in
@@ -85,11 +94,22 @@ The trusted root is public-good Sigstore's (through TUF, cached in
 With --key PUB.pem, signatures made with that key are verified instead; their
 log entry and timestamps against --trusted-root, or --insecure-ignore-tlog.
 
+Referrers are listed within 4096 and 16 MiB of listing (a longer list is
+examined as far as it was read, and the output says so), and examined within
+4096 referrers, 256 MiB read in all, 10 s per referrer and 2 minutes in all,
+bundle referrers first; a referrer manifest is at most 256 KiB and a bundle
+4 MiB. The output says how many were listed, examined, skipped (not
+signatures) and not examined.
+
 Exit status: 0 at least one signature satisfies the policy and the kit stays
 within the ceiling (if any); 1 no signature does (the reason for each is
-printed), the kit has none, or the kit is beyond the ceiling (each violation
-is printed); 2 usage, configuration or I/O error, including a policy that
-cannot be read and a baseline that cannot be.`,
+printed: a referrer that cannot be read, is too large, too slow, or is served
+as another manifest than its digest names is one of them), the kit has none,
+the registry serves another manifest for the kit's own digest, or the kit is
+beyond the ceiling (each violation is printed); 2 usage,
+configuration or I/O error, including a policy or baseline that cannot be
+read and a registry that cannot be reached or refuses to list the kit's
+referrers (401, 403).`,
 		Example: `  # a kit signed in GitHub Actions by the release workflow of acme/kits
   kitsmith verify ghcr.io/acme/kits/tool:1.2.0 \
       --certificate-identity https://github.com/acme/kits/.github/workflows/release.yml@refs/heads/main \
@@ -124,7 +144,7 @@ cannot be read and a baseline that cannot be.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			return o.run(cmd.Context(), ro.env, cmd.OutOrStdout(), args[0])
+			return o.run(cmd.Context(), ro.env, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0])
 		},
 	}
 	o.AddFlags(cmd)
@@ -136,6 +156,7 @@ func (o *verifyOptions) AddFlags(cmd *cobra.Command) {
 	o.registryFlags.AddFlags(cmd)
 	o.formatFlag.AddFlags(cmd)
 	o.verifierFlags.AddFlags(cmd)
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print each rejection's whole text, not only its reason")
 	cmd.Flags().StringArrayVar(&o.kitArgs, "kit-arg", nil, "create-phase kit arg value name=value the ceiling judges the effective form with (repeatable; needs a --policy with a ceiling)")
 	cmd.Flags().StringVar(&o.platform, "platform", "", "judge only this platform's descriptor against the ceiling, e.g. linux/arm64 (default: every platform, and the index)")
 }
@@ -157,6 +178,7 @@ func (o *verifierFlags) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.policyFile, "policy", "", "admission policy file (signers, workflow claims, permission ceiling; docs/policy.md) or a list of trusted signers")
 	f.StringVar(&o.key, "key", "", "verify signatures made with this PEM public key instead of certificates")
 	f.StringVar(&o.predicateType, "predicate-type", "", "accept only statements of this predicate type (default: any, as cosign verify)")
+	f.BoolVar(&p.RequireBundle, "require-bundle", false, "accept only Sigstore bundles: refuse legacy cosign signatures (the sha256-<hex>.sig tag)")
 	f.BoolVar(&o.ignoreSCT, "insecure-ignore-sct", false, "bypass: accept certificates without an SCT from a CT log")
 	f.BoolVar(&o.ignoreTlog, "insecure-ignore-tlog", false, "bypass: accept signatures without a transparency-log entry (a signed timestamp is then required)")
 	_ = cmd.MarkFlagFilename("policy", "json", "yaml", "yml")
@@ -209,10 +231,13 @@ func (o *verifierFlags) policyOf() (sign.Policy, *review.Policy, error) {
 	return p, policy, nil
 }
 
-func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref string) error {
+func (o *verifyOptions) run(ctx context.Context, e env, out, errOut io.Writer, ref string) error {
 	p, policy, err := o.policyOf()
 	if err != nil {
 		return err
+	}
+	for _, w := range unanchoredWarnings(o.policy) {
+		fmt.Fprintln(errOut, w)
 	}
 	kitArgs, err := parseKeyValues("--kit-arg", o.kitArgs)
 	if err != nil {
@@ -233,6 +258,15 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 		return err
 	}
 	kit, st, err := o.head(ctx, ref)
+	if errors.Is(err, artifact.ErrDigestMismatch) {
+		// The registry answers the kit's digest with another manifest: a
+		// failed verification, as cosign has it, not an I/O error.
+		var ue *usageError
+		if errors.As(err, &ue) {
+			err = ue.err
+		}
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: not verified: %w", ref, err)}
+	}
 	if err != nil {
 		return err
 	}
@@ -251,6 +285,27 @@ func (o *verifyOptions) run(ctx context.Context, e env, out io.Writer, ref strin
 		return errFindings
 	}
 	return nil
+}
+
+// unanchoredWarnings warns of each unanchored SAN or issuer regexp given
+// by flag: kept as cosign matches them, but named with the risk and the
+// anchored form. Signer files (plain lists and admission policies) refuse
+// unanchored expressions themselves (signer.Anchored).
+func unanchoredWarnings(flags sign.Policy) []string {
+	var out []string
+	for _, r := range []struct{ flag, what, expr string }{
+		{"--certificate-identity-regexp", "identity", flags.IdentityRegexp},
+		{"--certificate-oidc-issuer-regexp", "issuer", flags.IssuerRegexp},
+	} {
+		if r.expr == "" {
+			continue
+		}
+		if anchored, ok := sign.Unanchored(r.expr); ok {
+			out = append(out, fmt.Sprintf("warning: %s %q is unanchored: it accepts any %s that merely contains a match (a repository, account or domain an attacker can name around it); to match the whole value, use %q",
+				r.flag, r.expr, r.what, anchored))
+		}
+	}
+	return out
 }
 
 // verificationRoot is the trusted root the instance flags select.
@@ -320,6 +375,9 @@ type verifyJSON struct {
 	Verified   bool             `json:"verified"`
 	Subject    v1.Descriptor    `json:"subject"`
 	Signatures []sign.Signature `json:"signatures"`
+	// Referrers counts the referrers listed, examined, skipped and left
+	// unread.
+	Referrers sign.ReferrerCounts `json:"referrers"`
 	// Ceiling is the permission ceiling's verdict on the verified digest;
 	// absent without a ceiling or without an accepted signature.
 	Ceiling *ceilingJSON `json:"ceiling,omitempty"`
@@ -342,7 +400,7 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 	if o.json() {
 		doc := verifyJSON{
 			FormatVersion: sign.FormatVersion, Reference: ref, Verified: accepted > 0 && (ceiling == nil || ceiling.OK()),
-			Subject: res.Subject, Signatures: res.Signatures,
+			Subject: res.Subject, Signatures: res.Signatures, Referrers: res.Referrers,
 		}
 		if ceiling != nil {
 			doc.Ceiling = &ceilingJSON{OK: ceiling.OK(), CeilingResult: ceiling}
@@ -354,7 +412,7 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 	// Identities, reasons and grants come from certificates and the kit:
 	// escaped, so that none can drive the terminal.
 	w := textsafe.NewWriter(out)
-	if err := writeSignatures(w, name, res); err != nil {
+	if err := writeSignatures(w, name, res, o.verbose); err != nil {
 		return err
 	}
 	if ceiling != nil {
@@ -365,45 +423,73 @@ func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceili
 	return w.Flush()
 }
 
-// writeSignatures prints each signature's verdict as text.
-func writeSignatures(out io.Writer, name string, res *sign.Result) error {
+// writeSignatures prints each signature's verdict as text, and how many
+// referrers were examined; verbose adds each rejection's whole text.
+func writeSignatures(out io.Writer, name string, res *sign.Result, verbose bool) error {
 	accepted := len(res.Accepted())
 	switch {
 	case len(res.Signatures) == 0:
-		_, err := fmt.Fprintf(out, "%s: no Sigstore signature found\n", name)
-		return err
+		fmt.Fprintf(out, "%s: no Sigstore signature found\n", name)
 	case accepted > 0:
 		fmt.Fprintf(out, "%s: verified, %d of %d signature(s) satisfy the policy\n", name, accepted, len(res.Signatures))
 	default:
 		fmt.Fprintf(out, "%s: not verified, none of %d signature(s) satisfies the policy\n", name, len(res.Signatures))
 	}
 	for _, s := range res.Signatures {
-		signer := s.Identity
-		if signer == "" {
-			signer = "key " + s.KeyHint
-		}
-		if s.Issuer != "" {
-			signer += " (issuer " + s.Issuer + ")"
-		}
-		// An attestation (SLSA provenance, say) over the same digest is a
-		// signature by its signer too; say which bundles are attestations.
-		if s.PredicateType != "" && s.PredicateType != sign.CosignSignPredicateType {
-			signer += " [attestation " + s.PredicateType + "]"
-		}
+		signer := signerText(s)
 		if !s.Accepted {
-			fmt.Fprintf(out, "  rejected %s %s: %s\n", s.Referrer, signer, s.Reason)
+			fmt.Fprintf(out, "  rejected %s%s: %s\n", s.Referrer, signer, s.Reason)
+			if verbose && s.Detail != "" {
+				fmt.Fprintf(out, "    detail: %s\n", s.Detail)
+			}
 			continue
 		}
-		fmt.Fprintf(out, "  accepted %s %s", s.Referrer, signer)
+		fmt.Fprintf(out, "  accepted %s%s", s.Referrer, signer)
 		for _, t := range s.Timestamps {
 			fmt.Fprintf(out, ", %s %s", t.Source, t.Time.Format("2006-01-02T15:04:05Z"))
 		}
 		if s.LogIndex != nil {
 			fmt.Fprintf(out, ", log index %d", *s.LogIndex)
 		}
-		if _, err := fmt.Fprintln(out); err != nil {
-			return err
-		}
+		fmt.Fprintln(out)
 	}
-	return nil
+	_, err := fmt.Fprintln(out, referrerCounts(res.Referrers))
+	return err
+}
+
+// signerText names a signature's signer, " " first, or "" when the
+// referrer was rejected before its signer was read.
+func signerText(s sign.Signature) string {
+	var signer string
+	switch {
+	case s.Identity != "":
+		signer = " " + s.Identity
+	case s.KeyHint != "":
+		signer = " key " + s.KeyHint
+	}
+	if s.Issuer != "" {
+		signer += " (issuer " + s.Issuer + ")"
+	}
+	// An attestation (SLSA provenance, say) over the same digest is a
+	// signature by its signer too; say which bundles are attestations.
+	if s.PredicateType != "" && s.PredicateType != sign.CosignSignPredicateType {
+		signer += " [attestation " + s.PredicateType + "]"
+	}
+	if s.Kind == "legacy" {
+		signer += " [legacy cosign signature]"
+	}
+	return signer
+}
+
+// referrerCounts says how many referrers were listed, examined, skipped
+// and left unread.
+func referrerCounts(c sign.ReferrerCounts) string {
+	line := fmt.Sprintf("  referrers: %d listed, %d examined, %d skipped (not signatures)", c.Listed, c.Examined, c.Skipped)
+	if c.NotExamined > 0 {
+		line += fmt.Sprintf(", %d not examined (over the examination bounds)", c.NotExamined)
+	}
+	if c.Truncated {
+		line += "; the registry lists more than the listing bound, which were not seen"
+	}
+	return line
 }

@@ -43,6 +43,10 @@ var (
 	// unknown host, nothing listening, a TLS failure, a plain-HTTP registry
 	// reached over HTTPS.
 	ErrUnreachable = errors.New("registry unreachable")
+	// ErrTagMoved reports a conditional tag write (a registry target's
+	// TagIf) that the registry refused with 412: the tag no longer points
+	// where the caller saw it.
+	ErrTagMoved = errors.New("the tag moved since it was read")
 	// ErrNoPlatform reports a platform the artifact carries no manifest for.
 	ErrNoPlatform = errors.New("no manifest for the platform")
 )

@@ -235,3 +235,25 @@ func TestStoreDistribution(t *testing.T) {
 	repo := reg + "/kitsmith-test/artifact-store-" + strings.ToLower(strings.ReplaceAll(time.Now().UTC().Format("20060102t150405.000000000"), ".", ""))
 	exerciseStore(t, repo+":1.2.0", true)
 }
+
+// TestLegacySignatureStore: a registry target reads cosign's legacy
+// signatures (pkg/sign's LegacySignatureStore); a fresh kit has none.
+func TestLegacySignatureStore(t *testing.T) {
+	ctx := context.Background()
+	ref := at.Registry(t, false) + "/kits/legacy:1.0.0"
+	subject, err := artifact.Write(ctx, at.Mixin(t).Artifact(t), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := artifact.NewTarget(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, ok := tg.(sign.LegacySignatureStore)
+	if !ok {
+		t.Fatalf("%T is not a sign.LegacySignatureStore", tg)
+	}
+	if img, err := ls.LegacySignatures(ctx, subject); img != nil || err != nil {
+		t.Errorf("LegacySignatures of an unsigned kit = %v, %v; want none", img, err)
+	}
+}

@@ -158,6 +158,7 @@ type registryTarget struct {
 	opts *options
 	ref  name.Reference
 	repo name.Repository
+	sess session // the referrer reads' client (referrers.go)
 
 	mu sync.Mutex
 	// pushed holds the manifests Push wrote, by digest, so that Tag can
@@ -168,6 +169,9 @@ type registryTarget struct {
 func (t *registryTarget) Head(ctx context.Context) (v1.Descriptor, error) {
 	ctx, cancel := t.opts.operation(ctx)
 	defer cancel()
+	if dg, ok := t.ref.(name.Digest); ok {
+		return t.headPinned(ctx, dg) // what is served is checked (referrers.go)
+	}
 	d, err := remote.Head(t.ref, t.opts.remoteOptions(ctx)...)
 	if err != nil {
 		return v1.Descriptor{}, fmt.Errorf("reading %s: %w", t.ref, classifyRegistryError(t.ref, err))

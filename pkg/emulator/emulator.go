@@ -324,10 +324,10 @@ func newPlan(members []Member, o Options) (*plan, error) {
 
 // runner is the gateway build function of one run.
 type runner struct {
-	plan   *plan
-	opts   Options
-	proxy  *proxy
-	image  string
+	plan  *plan
+	opts  Options
+	proxy *proxy
+	image string
 	// config is the composed image's config: its ENV and USER.
 	config v1.Config
 	report *Report

@@ -121,20 +121,10 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	host, port := splitHostPort(r.URL.Host, 80)
-	c := p.judge(host, port, path)
-	if !c.Allowed {
-		p.record(c)
-		refuse(w, c)
+	up, ok := p.open(w, r, host, port, path)
+	if !ok {
 		return
 	}
-	up, err := p.dial(r.Context(), "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-	if err != nil {
-		c.Error = err.Error()
-		p.record(c)
-		http.Error(w, "kitsmith test: "+err.Error(), http.StatusBadGateway)
-		return
-	}
-	p.record(c)
 	defer up.Close()
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
@@ -157,22 +147,34 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(conn, up) // the upstream's response, as it sent it
 }
 
-func (p *proxy) connect(w http.ResponseWriter, r *http.Request, path string) {
-	host, port := splitHostPort(r.Host, 443)
+// open judges a connection to host:port, records it, and dials it when
+// allowed; a refusal (403 naming the fix) or a failed dial (502) has
+// been answered when it returns false.
+func (p *proxy) open(w http.ResponseWriter, r *http.Request, host string, port int, path string) (net.Conn, bool) {
 	c := p.judge(host, port, path)
 	if !c.Allowed {
 		p.record(c)
 		refuse(w, c)
-		return
+		return nil, false
 	}
 	up, err := p.dial(r.Context(), "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		c.Error = err.Error()
-		p.record(c)
-		http.Error(w, "kitsmith test: "+err.Error(), http.StatusBadGateway)
-		return
 	}
 	p.record(c)
+	if err != nil {
+		http.Error(w, "kitsmith test: "+err.Error(), http.StatusBadGateway)
+		return nil, false
+	}
+	return up, true
+}
+
+func (p *proxy) connect(w http.ResponseWriter, r *http.Request, path string) {
+	host, port := splitHostPort(r.Host, 443)
+	up, ok := p.open(w, r, host, port, path)
+	if !ok {
+		return
+	}
 	hj, ok := w.(http.Hijacker)
 	if !ok {
 		up.Close()

@@ -61,6 +61,9 @@ type Config struct {
 	Dir string `yaml:"-"`
 	// Path is the file the configuration was read from, if any.
 	Path string `yaml:"-"`
+	// at is where LoadConfig read each rule ID ("disable[0]",
+	// "severity.ID"), for errors about them.
+	at map[string]spec.Pos
 }
 
 // LoadConfig reads a configuration file. Unknown keys are errors; an
@@ -75,13 +78,25 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading lint configuration: %w", err)
 	}
-	c := &Config{}
+	c := &Config{at: map[string]spec.Pos{}}
+	inFile := func(es spec.Errors) error {
+		for _, e := range es {
+			e.Range.Start.File, e.Range.End.File = path, path
+		}
+		return es.Sort()
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, inFile(spec.Errors{configSyntaxError(err)})
+	}
+	if errs := checkConfigDocument(&doc, c.at); len(errs) > 0 {
+		return nil, inFile(errs)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		if se, ok := errors.AsType[*spec.Error](err); ok {
-			se.Range.Start.File, se.Range.End.File = path, path
-			return nil, se
+			return nil, inFile(spec.Errors{se})
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -115,19 +130,46 @@ func FindConfig(dir string) (string, error) {
 	}
 }
 
-// validate checks the rule IDs the configuration names.
+// validate checks the rule IDs the configuration names. When LoadConfig
+// read it, each error is a *spec.Error at the ID's line and column, and
+// the result a spec.Errors.
 func (c *Config) validate(reg *Registry) error {
 	var errs []error
-	if err := checkSelection(reg, c.Enable, c.Disable, "enable", "disable"); err != nil {
+	positioned := c.Path != "" && c.at != nil
+	add := func(key string, err error) {
+		if err == nil {
+			return
+		}
+		if p, ok := c.at[key]; ok && positioned {
+			p.File = c.Path
+			errs = append(errs, &spec.Error{Range: spec.Range{Start: p, End: p}, Code: "lint-config", Msg: err.Error(), Err: err})
+			return
+		}
+		positioned = false
 		errs = append(errs, err)
 	}
+	for i, id := range c.Enable {
+		add(fmt.Sprintf("enable[%d]", i), checkRuleID(reg, "enable", id, true))
+	}
+	for i, id := range c.Disable {
+		key := fmt.Sprintf("disable[%d]", i)
+		add(key, checkRuleID(reg, "disable", id, true))
+		if slices.Contains(c.Enable, id) {
+			add(key, fmt.Errorf("%q is both in enable and in disable; keep it in one", id))
+		}
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.Severity)) {
-		if err := checkRuleID(reg, "severity", id, false); err != nil {
-			errs = append(errs, err)
-		}
+		add("severity."+id, checkRuleID(reg, "severity", id, false))
 		if sev := c.Severity[id]; sev < SeverityInfo || sev > SeverityError {
-			errs = append(errs, fmt.Errorf("severity of %s: use error, warning or info", id))
+			add("severity."+id, fmt.Errorf("severity of %s: use error, warning or info", id))
 		}
+	}
+	if positioned && len(errs) > 0 {
+		var es spec.Errors
+		for _, e := range errs {
+			es = append(es, e.(*spec.Error))
+		}
+		return es.Sort()
 	}
 	if _, err := patternmatcher.New(c.Ignore); err != nil {
 		errs = append(errs, fmt.Errorf("ignore: %w", err))

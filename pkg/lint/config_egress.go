@@ -43,6 +43,8 @@ type RegistryHosts map[string][]string
 // the commands of each.
 var registryFamilies = map[string]string{
 	"alpine":    "apk",
+	"crates":    "cargo install, fetch, build, update and add",
+	"rubygems":  "gem install, update and fetch",
 	"debian":    "apt-get and apt, when the recipe's base is Debian",
 	"dockerhub": "image references without a registry (docker pull, docker run, docker create, compose files)",
 	"go":        "go get, go install and go mod download: the module proxy and checksum database",
@@ -53,7 +55,8 @@ var registryFamilies = map[string]string{
 }
 
 // RegistryFamilies returns the tool families RegistryHosts may name,
-// sorted: alpine, debian, dockerhub, go, npm, pypi, ubuntu and yarn.
+// sorted: alpine, crates, debian, dockerhub, go, npm, pypi, rubygems,
+// ubuntu and yarn.
 func RegistryFamilies() []string { return slices.Sorted(maps.Keys(registryFamilies)) }
 
 // UnmarshalYAML reads the registries mapping, with the position of the
@@ -152,22 +155,30 @@ func splitRegistryHost(s string) (host, port string, err error) {
 	return strings.ToLower(host), port, nil
 }
 
-// registryContact is one configured default host of a family.
-type registryContact struct{ host, port string }
+// registryContact is one default host of a family; configured reports a
+// host .kitsmith.yaml or WithRegistryHosts names, rather than kitsmith's
+// well-known default.
+type registryContact struct {
+	host, port string
+	configured bool
+}
 
-// resolveRegistries merges the configured registries with the WithRegistryHosts
-// ones (which replace the configuration's list of a family they name) into
-// the hosts the rule infers.
+// resolveRegistries merges kitsmith's well-known defaults, the configured
+// registries and the WithRegistryHosts ones (each replacing the list of a
+// family it names) into the hosts the rule infers.
 func resolveRegistries(layers ...RegistryHosts) map[string][]registryContact {
-	merged := RegistryHosts{}
+	merged, configured := defaultRegistryHosts(), map[string]bool{}
 	for _, l := range layers {
 		maps.Copy(merged, l)
+		for family := range l {
+			configured[family] = true
+		}
 	}
 	out := map[string][]registryContact{}
 	for family, hosts := range merged {
 		for _, h := range hosts {
 			if host, port, err := splitRegistryHost(h); err == nil { // validated before
-				out[family] = append(out[family], registryContact{host, port})
+				out[family] = append(out[family], registryContact{host, port, configured[family]})
 			}
 		}
 	}

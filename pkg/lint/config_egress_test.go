@@ -50,7 +50,7 @@ func TestLoadConfigEgress(t *testing.T) {
 		name, src, msg string
 	}{
 		{"unknown family", "egress:\n  registries:\n    nmp: [npm.example.org]\n",
-			`:3:5: egress.registries: unknown tool family "nmp" (use alpine, debian, dockerhub, go, npm, pypi, ubuntu, yarn)`},
+			`:3:5: egress.registries: unknown tool family "nmp" (use alpine, crates, debian, dockerhub, go, npm, pypi, rubygems, ubuntu, yarn)`},
 		{"URL instead of a host", "egress:\n  registries:\n    npm:\n      - https://npm.example.org/\n",
 			`:4:9: egress.registries.npm[0]: "https://npm.example.org/" is not a host`},
 		{"bad port", "egress:\n  registries:\n    go: [\"goproxy.example.org:99999\"]\n",
@@ -62,7 +62,7 @@ func TestLoadConfigEgress(t *testing.T) {
 		{"not a mapping", "egress:\n  registries: [npm]\n",
 			`:2:15: egress.registries: want a mapping`},
 		{"unknown egress key", "egress:\n  mirrors:\n    npm: [npm.example.org]\n",
-			"field mirrors not found"},
+			`:2:3: unknown key "mirrors" in egress; the keys are registries`},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,10 +82,12 @@ func TestLoadConfigEgress(t *testing.T) {
 // TestEgressRegistriesConfigured: a configured family's default registry
 // is inferred (a warning naming the configured host), from the
 // configuration or WithRegistryHosts, the option replacing the
-// configuration's list; an unconfigured family produces no finding.
+// configuration's list; an unconfigured family whose registry kitsmith does
+// not name is reported, at info level, as unchecked.
 func TestEgressRegistriesConfigured(t *testing.T) {
 	k := memKit(t, npmKit, nil)
 	const found = "14 egress-not-allowed warning"
+	const unchecked = "14 egress-not-allowed info" // npm's registry is not named: the egress is unchecked
 	cfg := func(r lint.RegistryHosts) *lint.Config { return &lint.Config{Egress: lint.EgressConfig{Registries: r}} }
 	tests := []struct {
 		name  string
@@ -93,8 +95,8 @@ func TestEgressRegistriesConfigured(t *testing.T) {
 		want  []string
 		hosts []string
 	}{
-		{"unconfigured", nil, nil, nil},
-		{"another family configured", []lint.Option{lint.WithConfig(cfg(lint.RegistryHosts{"pypi": {"pypi.example.org"}}))}, nil, nil},
+		{"unconfigured", nil, []string{unchecked}, nil},
+		{"another family configured", []lint.Option{lint.WithConfig(cfg(lint.RegistryHosts{"pypi": {"pypi.example.org"}}))}, []string{unchecked}, nil},
 		{"configured", []lint.Option{lint.WithConfig(cfg(lint.RegistryHosts{"npm": {"npm.example.org"}}))},
 			[]string{found}, []string{"npm.example.org:443"}},
 		{"configured as allowed", []lint.Option{lint.WithConfig(cfg(lint.RegistryHosts{"npm": {"api.example.org"}}))}, nil, nil},

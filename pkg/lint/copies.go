@@ -3,6 +3,7 @@ package lint
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/moby/buildkit/frontend/dockerfile/parser"
@@ -33,8 +34,9 @@ type buildStage struct {
 // the stage that instruction stop is in, as they are just before it (at the
 // end of the last stage, the image the recipe builds, when stop is nil):
 // the copies of that stage and of the stages it is built FROM, in order,
-// with WORKDIR-relative destinations resolved. Copies from another stage
-// or image (--from), ADD of URLs and git repositories, --parents copies,
+// with WORKDIR-relative destinations resolved, and the kit files a COPY
+// --from=<stage> takes from an earlier stage of the recipe. Copies from
+// another image, ADD of URLs and git repositories, --parents copies,
 // here-documents, and paths holding variables are left out; so are
 // relative destinations under an unknown WORKDIR (a base image's).
 func (d *Dockerfile) stageAt(stop *parser.Node) buildStage {
@@ -43,6 +45,7 @@ func (d *Dockerfile) stageAt(stop *parser.Node) buildStage {
 	}
 	stages := map[string]*buildStage{}
 	var cur *buildStage
+	index := 0
 	for _, n := range d.Instructions() {
 		if n == stop {
 			break
@@ -60,9 +63,15 @@ func (d *Dockerfile) stageAt(stop *parser.Node) buildStage {
 			if as := n.Next.Next; as != nil && strings.EqualFold(as.Value, "as") && as.Next != nil {
 				stages[strings.ToLower(as.Next.Value)] = cur
 			}
+			stages[strconv.Itoa(index)] = cur
+			index++
 		case cur == nil:
 		case kw == "workdir" && n.Next != nil:
 			cur.workdir = resolveDir(cur.workdir, n.Next.Value)
+		case kw == "copy" && fromStage(n.Flags) != "":
+			if from, ok := stages[strings.ToLower(fromStage(n.Flags))]; ok {
+				cur.copies = append(cur.copies, copiedFromStage(from, nodeWords(n), cur.workdir)...)
+			}
 		case kw == "copy" || kw == "add":
 			if c, ok := parseCopy(n.Flags, nodeWords(n), len(n.Heredocs) > 0, kw == "add", cur.workdir); ok {
 				cur.copies = append(cur.copies, c)
@@ -294,4 +303,60 @@ func (in *Input) image() buildStage {
 		in.final = in.Recipe.stageAt(nil)
 	}
 	return in.final
+}
+
+// fromStage returns the --from value of a COPY's flags, or "".
+func fromStage(flags []string) string {
+	for _, f := range flags {
+		if v, ok := strings.CutPrefix(f, "--from="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// copiedFromStage returns the kit files a COPY --from=<stage> SRC… DEST
+// brings into the current stage: every copy of the source stage whose
+// destination is at or under a SRC, moved to the same place under DEST,
+// and the kit files a SRC inside a copied directory may be. Globs and
+// variables are left out.
+func copiedFromStage(from *buildStage, words []string, workdir string) []recipeCopy {
+	if len(words) < 2 {
+		return nil
+	}
+	dest := words[len(words)-1]
+	if strings.Contains(dest, "$") {
+		return nil
+	}
+	intoDir := strings.HasSuffix(dest, "/") || len(words) > 2
+	if dest = resolveDir(workdir, dest); dest == "" {
+		return nil
+	}
+	var out []recipeCopy
+	for _, src := range words[:len(words)-1] {
+		if strings.Contains(src, "$") || hasGlob(src) || !path.IsAbs(src) {
+			continue
+		}
+		src = path.Clean(src)
+		for _, c := range from.copies {
+			switch rel, under := under(c.dest, src); {
+			case c.dest == src && intoDir && !c.intoDir:
+				out = append(out, recipeCopy{srcs: c.srcs, dest: path.Join(dest, base(src))})
+			case c.dest == src:
+				out = append(out, recipeCopy{srcs: c.srcs, dest: dest, intoDir: c.intoDir})
+			case under:
+				out = append(out, recipeCopy{srcs: c.srcs, dest: path.Join(dest, rel), intoDir: c.intoDir})
+			default:
+				// SRC inside what c copied: the kit files that may be there.
+				if files := c.candidates(src); len(files) > 0 {
+					to := dest
+					if intoDir {
+						to = path.Join(dest, base(src))
+					}
+					out = append(out, recipeCopy{srcs: files, dest: to})
+				}
+			}
+		}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 
 	goldenfile "github.com/kitsmith/kitsmith/internal/golden"
 	"github.com/kitsmith/kitsmith/pkg/lint"
+	"github.com/kitsmith/kitsmith/schemas"
 )
 
 // The rule documentation in docs/rules/ is generated from the registry
@@ -205,7 +206,8 @@ func docsIndex(rules []*lint.Rule) []byte {
 	b.WriteString("`kitsmith lint` reports specification errors (as `spec/<rule>`) and the pitfalls below. " +
 		"Configure them in `.kitsmith.yaml` (`enable`, `disable`, `severity`, `ignore`) or with `--enable`/`--disable`; " +
 		"silence one finding with `# kitsmith:ignore <rule-id> <reason>` on its line or the line above. " +
-		"`kitsmith lint --list-rules` prints this table.\n\n")
+		"`kitsmith lint --list-rules` prints this table. `kitsmith schema config` prints the JSON Schema of " +
+		"`.kitsmith.yaml` for editors (`# yaml-language-server: $schema=" + schemas.BaseURL + schemas.Config + "` on its first line).\n\n")
 	b.WriteString("| Rule | Severity | Summary |\n|---|---|---|\n")
 	for _, r := range rules {
 		name := r.ID

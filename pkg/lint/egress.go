@@ -27,9 +27,16 @@ type contact struct {
 	// an image reference); false when inferred from the configured
 	// default registry of the tool's family.
 	Certain bool
-	// Family is the tool family whose configured registry an inferred
+	// Family is the tool family whose default registry an inferred
 	// contact comes from (see RegistryHosts); "" when Certain.
 	Family string
+	// Configured reports an inferred host .kitsmith.yaml names, rather
+	// than kitsmith's well-known default.
+	Configured bool
+	// Unchecked reports a command that reaches its family's default
+	// registry when kitsmith knows no host for it: the contact has no
+	// Host, and the rule says the egress is unchecked.
+	Unchecked bool
 	// Via says what reaches it: "curl", "npm install (its default registry)".
 	Via string
 	// Range is where the host is written, or the command when inferred.
@@ -235,7 +242,10 @@ func (cc commandContacts) inferred(family, via string) []contact {
 func (in *Input) inferredContacts(family, method, via string, r spec.Range) []contact {
 	var out []contact
 	for _, rc := range in.registries[family] {
-		out = append(out, contact{Host: rc.host, Port: rc.port, Method: method, Family: family, Via: via, Range: r})
+		out = append(out, contact{Host: rc.host, Port: rc.port, Method: method, Family: family, Configured: rc.configured, Via: via, Range: r})
+	}
+	if len(out) == 0 {
+		return []contact{{Method: method, Family: family, Unchecked: true, Via: via, Range: r}}
 	}
 	return out
 }
@@ -277,6 +287,10 @@ func (in *Input) contacts(h *Hook, c Command, distro string) []contact {
 		return cc.distroPackages(distro)
 	case "go":
 		return cc.goModules()
+	case "cargo":
+		return cc.cargo()
+	case "gem":
+		return cc.gem()
 	case "docker", "podman":
 		switch c.Sub() {
 		case "pull", "run", "create":

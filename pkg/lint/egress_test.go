@@ -44,6 +44,8 @@ var testRegistries = RegistryHosts{
 	"debian":    {"deb.example.net"},
 	"ubuntu":    {"ubuntu.example.net", "ubuntu-security.example.net"},
 	"dockerhub": {"hub.example.net", "hub-auth.example.net"},
+	"crates":    {"crates.example.net", "crates-dl.example.net"},
+	"rubygems":  {"gems.example.net"},
 }
 
 // inferredCases are commands that name no host, and the family whose
@@ -58,6 +60,8 @@ var inferredCases = []struct{ command, family string }{
 	{"apk add --no-cache jq", "alpine"},
 	{"docker pull alpine:3.20", "dockerhub"},
 	{"docker run --rm postgres:16 true", "dockerhub"},
+	{"cargo install ripgrep", "crates"},
+	{"gem install rake", "rubygems"},
 }
 
 // installKit is a kit allowing allow at install time, whose install hooks
@@ -79,7 +83,10 @@ func installKit(allow []string, commands ...string) string {
 // TestEgressInferredRegistries: a package tool whose command names no host
 // reaches its family's configured registry hosts; such findings are
 // warnings that name the host, the configuration key and the allow entry
-// to add. Without configuration nothing is inferred.
+// to add. Without configuration, a family with well-known public hosts
+// (registryDefaults) is inferred from them, still as warnings; a family
+// whose hosts kitsmith does not name gets one info finding that its egress
+// is unchecked, naming the configuration key.
 func TestEgressInferredRegistries(t *testing.T) {
 	for _, tc := range inferredCases {
 		t.Run(tc.command, func(t *testing.T) {
@@ -110,11 +117,20 @@ func TestEgressInferredRegistries(t *testing.T) {
 					others[family] = hosts
 				}
 			}
-			if got := lintSource(t, egressNotAllowed, src, others); len(got) > 0 {
-				t.Errorf("with %s not configured, want no findings, got %v", tc.family, got)
-			}
-			if got := lintSource(t, egressNotAllowed, src, nil); len(got) > 0 {
-				t.Errorf("without configuration, want no findings, got %v", got)
+			for name, reg := range map[string]RegistryHosts{"with " + tc.family + " not configured": others, "without configuration": nil} {
+				var got, want []string
+				for _, f := range lintSource(t, egressNotAllowed, src, reg) {
+					got = append(got, f.Severity.String()+" "+f.Fix)
+				}
+				for _, h := range registryDefaults[tc.family].Hosts {
+					want = append(want, fmt.Sprintf("warning add %q to capabilities[0].config.install.allow", h))
+				}
+				if len(want) == 0 {
+					want = []string{fmt.Sprintf("info name the host in .kitsmith.yaml: egress: {registries: {%s: [\"<host>:443\"]}}", tc.family)}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: findings (-want +got):\n%s", name, diff)
+				}
 			}
 		})
 	}

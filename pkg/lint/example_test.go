@@ -107,7 +107,8 @@ func ExampleWithRegistryHosts() {
 		}
 	}
 	// Output:
-	// npm registry []: 0 findings
+	// npm registry []: 1 findings
+	//   cli.yaml:16:20: info [egress-not-allowed] name the host in .kitsmith.yaml: egress: {registries: {npm: ["<host>:443"]}}
 	// npm registry [npm.example.org]: 1 findings
 	//   cli.yaml:16:20: warning [egress-not-allowed] add "npm.example.org:443" to capabilities[0].config.install.allow
 }

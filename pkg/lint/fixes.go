@@ -143,7 +143,8 @@ func (in *Input) removeArgEnv(name string) []Fix {
 }
 
 // specFix returns the fix a specification error proposes: the key or type
-// its did-you-mean names, or schemaVersion "3" for a value that means 3.
+// its did-you-mean names, true or false for a YAML 1.1 word in a group's
+// optional, or schemaVersion "3" for a value that means 3.
 func (in *Input) specFix(e *spec.Error) []Fix {
 	t := in.tree()
 	if t == nil || e.Field == "" {
@@ -169,6 +170,19 @@ func (in *Input) specFix(e *spec.Error) []Fix {
 	case (e.Code == "unknown-sandbox-type" || e.Code == "type-grammar") && e.Suggest != "":
 		if ed, ok := t.replaceScalar(e.Field, e.Suggest); ok {
 			return in.fix("write type "+e.Suggest, true, ed)
+		}
+	case e.Code == "wrong-type" && strings.HasSuffix(e.Field, ".group.optional"):
+		// A YAML 1.1 boolean word, which the reference refuses in a group.
+		_, v := t.node(e.Field)
+		if v == nil || v.Kind != yaml.ScalarNode {
+			return nil
+		}
+		b, word := yaml11Words[strings.ToLower(v.Value)]
+		if !word {
+			return nil
+		}
+		if ed, ok := t.replaceNode(v, strconv.FormatBool(b)); ok {
+			return in.fix(fmt.Sprintf("write %t for %s", b, v.Value), true, ed)
 		}
 	case e.Field == "schemaVersion":
 		_, v := t.node("schemaVersion")

@@ -239,12 +239,17 @@ func firstRun(seen map[*Script]bool, h *Hook) bool {
 // file being run itself; "" when c runs none (sh -c '…', a program).
 func runTarget(h *Hook, c Command) (string, bool) {
 	if isShell(c.Name) || c.Name == "." || c.Name == "source" {
-		for _, a := range c.Args {
+		for i, a := range c.Args {
 			if a == "-c" {
 				return "", false // the script is inline, not a file
 			}
+			if a == "" && i < len(c.ArgWords) {
+				if p, ok := homePath(c.ArgWords[i], h.User); ok {
+					return p, true
+				}
+			}
 			if a != "" && !strings.HasPrefix(a, "-") {
-				return a, true
+				return homeTilde(a, h.User), true
 			}
 		}
 		return "", false
@@ -257,11 +262,79 @@ func runTarget(h *Hook, c Command) (string, bool) {
 	}
 	for _, w := range c.Call.Args {
 		if w.Pos() == c.Pos {
+			if p, ok := homePath(w, h.User); ok {
+				return p, false
+			}
 			t, _ := WordText(w)
-			return t, false
+			return homeTilde(t, h.User), false
 		}
 	}
 	return "", false
+}
+
+// userHome is the home directory of a hook's user: /root for root, and
+// the agent user's /home/agent for uid 1000, agent or no user (the
+// platform floor's user, SPEC-v3 §3.5); "" for any other user.
+func userHome(user string) string {
+	switch user {
+	case "0", "root", "0:0":
+		return "/root"
+	case "", "1000", "agent", "1000:1000":
+		return "/home/agent"
+	}
+	return ""
+}
+
+// homeTilde resolves a leading ~/ for the hook's user.
+func homeTilde(p, user string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home := userHome(user); home != "" {
+			return home + "/" + rest
+		}
+	}
+	return p
+}
+
+// homePath resolves a word that is $HOME or ${HOME} followed by literal
+// text ("$HOME/.local/bin/setup.sh", quoted or not) for the hook's user.
+func homePath(w *syntax.Word, user string) (string, bool) {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) < 2 {
+		return "", false
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Param.Value != "HOME" || pe.Exp != nil || pe.Length || pe.Index != nil {
+		return "", false
+	}
+	var rest strings.Builder
+	for _, p := range parts[1:] {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			rest.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			rest.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				rest.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	home := userHome(user)
+	if home == "" || !strings.HasPrefix(rest.String(), "/") {
+		return "", false
+	}
+	return home + rest.String(), true
 }
 
 // lifecycleFile returns the lifecycle file at target, a path a hook runs,

@@ -111,11 +111,15 @@ var sshAgentUndeclared = &Rule{
 	Summary:  "A hook uses an SSH agent, but the kit declares no ssh-agent@1 for its phase or the hook's env: lacks SSH_AUTH_SOCK.",
 	Rationale: "The runtime relays an SSH agent into a phase only when the kit asks for one with " +
 		"com.docker.sandbox/ssh-agent@1, and a hook sees the agent's socket only when its env: lists SSH_AUTH_SOCK " +
-		"(hook environments are deny-by-default). Without either, ssh-add, ssh -A and git signing with gpg.format ssh " +
-		"find no agent and fail, or fall back to prompting, inside a hook nobody watches.",
+		"(hook environments are deny-by-default). Without either, ssh-add, ssh -A, git clone or fetch of an SSH remote " +
+		"(git@host:path, ssh://), ssh with SSH_AUTH_SOCK in its env: and git signing with gpg.format ssh find no agent " +
+		"and fail, or fall back to prompting, inside a hook nobody watches. A kit that configures git to sign commits " +
+		"with an SSH key (git config gpg.format ssh in a hook, or a staged gitconfig) uses the agent at commit time, in " +
+		"the sandbox's sessions, so it needs ssh-agent@1 for the runtime phase. A git command given a key file of its " +
+		"own (GIT_SSH_COMMAND=\"ssh -i …\") needs no agent.",
 	Fix: "Declare - type: com.docker.sandbox/ssh-agent@1 with config: {phase: <install or runtime>}, and add SSH_AUTH_SOCK to the hook's env: list.",
 	Check: func(in *Input) []Finding {
-		if len(in.Hooks) == 0 {
+		if len(in.Hooks) == 0 && len(in.Files) == 0 {
 			return nil
 		}
 		phases := map[string]bool{}
@@ -139,6 +143,9 @@ var sshAgentUndeclared = &Rule{
 			for _, c := range hookCommands(h) {
 				how, ok := usesSSHAgent(c)
 				if !ok {
+					how, ok = usesSSHTransport(h, c)
+				}
+				if !ok {
 					continue
 				}
 				switch {
@@ -154,6 +161,6 @@ var sshAgentUndeclared = &Rule{
 				}
 			}
 		}
-		return out
+		return append(out, in.signingFindings(phases)...)
 	},
 }

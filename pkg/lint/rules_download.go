@@ -248,6 +248,9 @@ func unverified(s *Script, where string) []Finding {
 	u.piped()
 	u.substituted()
 	u.madeExecutable()
+	for _, inner := range inlineScripts(s) {
+		u.out = append(u.out, unverified(inner, where)...)
+	}
 	return u.out
 }
 
@@ -272,12 +275,21 @@ func (u *unverifiedScan) report(c Command, msg string) {
 func (u *unverifiedScan) piped() {
 	pipelines(u.s, func(left, right *syntax.Stmt) {
 		rc := commandsIn(right)
-		if len(rc) == 0 || !shells[rc[0].Name] || !readsStdin(rc[0]) {
+		if len(rc) == 0 {
+			return
+		}
+		var msg string
+		switch dir, ok := extractDir(u.s, rc[0]); {
+		case shells[rc[0].Name] && readsStdin(rc[0]):
+			msg = "%s pipes a %s download straight into %s, which runs whatever the server sends: nothing checks it against a checksum or signature"
+		case ok && onPath(dir):
+			msg = "%s pipes a %s download into %s, which unpacks whatever the server sends into " + dir + ", on PATH: nothing checks it against a checksum or signature"
+		default:
 			return
 		}
 		for _, lc := range commandsIn(left) {
 			if downloader(lc) {
-				u.report(lc, fmt.Sprintf("%s pipes a %s download straight into %s, which runs whatever the server sends: nothing checks it against a checksum or signature", u.where, lc.Name, rc[0].Name))
+				u.report(lc, fmt.Sprintf(msg, u.where, lc.Name, rc[0].Name))
 				return
 			}
 		}
@@ -338,12 +350,23 @@ func (u *unverifiedScan) madeExecutable() {
 			}
 			continue
 		}
-		if c.Name == "tar" || c.Name == "unzip" || c.Name == "bsdtar" {
+		if dir, ok := extractDir(u.s, c); ok {
 			for _, w := range c.ArgWords {
 				for j, d := range downloads {
-					if sameFile(wordSource(u.s, w), d.target) {
-						downloads[j].extracted = true
+					if !sameFile(wordSource(u.s, w), d.target) {
+						continue
 					}
+					downloads[j].extracted = true
+					if onPath(dir) {
+						u.report(d.c, fmt.Sprintf("%s downloads %s with %s and unpacks it into %s, on PATH, but never checks it against a checksum or signature", u.where, d.target, d.c.Name, dir))
+					}
+				}
+			}
+		}
+		if f := runsFile(u.s, c); f != "" {
+			for _, d := range downloads {
+				if sameFile(f, d.target) {
+					u.report(d.c, fmt.Sprintf("%s downloads %s with %s and runs it with %s, but never checks it against a checksum or signature", u.where, d.target, d.c.Name, c.Name))
 				}
 			}
 		}
@@ -406,12 +429,15 @@ var unverifiedDownload = &Rule{
 	ID:       "unverified-download",
 	Severity: SeverityWarning,
 	Summary:  "A hook or recipe RUN step runs downloaded code without checking a checksum or signature.",
-	Rationale: "curl … | sh, wget -O- … | bash, sh -c \"$(curl …)\" and a downloaded binary made executable run " +
+	Rationale: "curl … | sh, wget -O- … | bash, sh -c \"$(curl …)\", a download run with sh file, a download unpacked " +
+		"onto PATH (curl … | tar -xz -C /usr/local/bin, tar or unzip of a downloaded file into a bin directory: an archive " +
+		"keeps its modes, so no chmod is needed) and a downloaded binary made executable run " +
 		"whatever the server (or anyone between it and the sandbox) sends at that moment: a compromised release, a " +
 		"moved tag or a tampered mirror lands in every sandbox that installs the kit, and nothing records what ran. " +
 		"A checksum pinned in the kit (sha256sum -c), a signature (cosign verify-blob, gpg --verify, minisign) or an " +
 		"attestation check (gh attestation verify) in the same script makes the download reproducible and tamper-evident. " +
-		"A download piped into an interpreter cannot be checked at all. Recipe ADD of a URL without --checksum, " +
+		"A download piped into an interpreter cannot be checked at all. Hooks, the scripts they run, recipe RUN steps " +
+		"and the literal scripts they hand to bash -c '…' are judged alike. Recipe ADD of a URL without --checksum, " +
 		"later made executable, counts too.",
 	Fix: "Download to a file, verify it (echo \"<sha256>  tool\" | sha256sum -c, or cosign verify-blob), then run or install it; in a recipe, ADD --checksum=sha256:<digest> <url> <dest>.",
 	Check: func(in *Input) []Finding {

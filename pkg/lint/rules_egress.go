@@ -19,12 +19,17 @@ var egressNotAllowed = &Rule{
 		"allow fails at sandbox creation with a refused connection, and the author finds out only from the policy log. " +
 		"The rule reads every hook and every lifecycle script a hook runs: URLs given to curl, wget and git clone/fetch, " +
 		"the mirrors npm, pip, uv, apk and go commands name (--registry, --index-url, GOPROXY=...), and the registries of " +
-		"the images docker pull, docker run and docker compose (with a compose file the kit stages) fetch. A tool's default " +
-		"registry is checked only when .kitsmith.yaml's egress.registries says which host it is for the tool's family " +
-		"(npm, yarn, pypi, go, alpine, debian, ubuntu, dockerhub); without that, a command that names no host is not " +
-		"checked. It matches hosts the way the " +
+		"the images docker pull, docker run and docker compose (with a compose file the kit stages) fetch. A command that " +
+		"names no host reaches its tool's default registry: for PyPI (pip, uv: pypi.org and files.pythonhosted.org), " +
+		"crates.io (cargo: index.crates.io and static.crates.io), RubyGems (gem: rubygems.org) and Docker Hub (images " +
+		"without a registry: registry-1.docker.io and auth.docker.io) the rule infers those public hosts, as warnings " +
+		"marked inferred. For the Go module proxy, the distributions' archives (apt-get, apk) and the npm and yarn " +
+		"registries it names no host, and reports at info level that the egress is unchecked, naming the .kitsmith.yaml " +
+		"key (egress.registries.go, .debian, .ubuntu, .alpine, .npm, .yarn) that makes it checked; when the phase allows " +
+		"nothing at all, any registry is refused, which is a warning. egress.registries overrides every default, for " +
+		"mirrors. It matches hosts the way the " +
 		"runtime does: ports, *.domain wildcards (one label), bare * and **, deny entries, and network-policy@2 entries " +
-		"bounded to methods and paths. A host written in an install hook is an error; a host inferred from a configured " +
+		"bounded to methods and paths. A host written in an install hook is an error; a host inferred from a " +
 		"default registry, or contacted by a startup hook (whose runtime policy the user's own policy may widen), is a warning. " +
 		"Hosts built from ${{ kit.args.NAME }} are judged with the arg's default; hosts from environment variables the " +
 		"kit cannot know are skipped, and so are loopback addresses. Recipe RUN steps run when the kit is built, under " +
@@ -45,12 +50,16 @@ var egressNotAllowed = &Rule{
 			seen := map[string]bool{}
 			for _, c := range hookCommands(h) {
 				for _, ct := range in.contacts(h, c, distro) {
-					key := ct.hostPort() + " " + ct.Method + " " + ct.Path // bounded entries judge requests
+					key := ct.hostPort() + " " + ct.Method + " " + ct.Path + " " + ct.Family // bounded entries judge requests
 					if seen[key] {
 						continue
 					}
 					seen[key] = true
-					if f, ok := pol.judge(h, phase, ct); ok {
+					judge := pol.judge
+					if ct.Unchecked {
+						judge = pol.unchecked
+					}
+					if f, ok := judge(h, phase, ct); ok {
 						out = append(out, f)
 					}
 				}
@@ -144,8 +153,12 @@ func (p policyView) finding(h *Hook, phase string, ct contact, why string) Findi
 		how = "is expected to contact"
 	}
 	msg := fmt.Sprintf("%s %s %s (%s), but %s: the sandbox proxy will refuse the connection", h.Label(), how, entry, ct.Via, why)
-	if !ct.Certain {
+	switch {
+	case ct.Certain:
+	case ct.Configured:
 		msg += fmt.Sprintf(" (inferred from egress.registries.%s in the lint configuration: a mirror configured elsewhere would change the host)", ct.Family)
+	default:
+		msg += fmt.Sprintf(" (inferred: %s's public host, the tool's default; if the image points the tool at a mirror, name that host in .kitsmith.yaml as egress.registries.%s)", registryDefaults[ct.Family].Registry, ct.Family)
 	}
 	var fix string
 	switch {
@@ -157,6 +170,34 @@ func (p policyView) finding(h *Hook, phase string, ct contact, why string) Findi
 		fix = fmt.Sprintf("add %q to %s.config.%s.allow", entry, p.field, phase)
 	}
 	return Finding{Range: ct.Range, Severity: sev, Message: msg, Fix: fix}
+}
+
+// unchecked returns the finding for a command that reaches its family's
+// default registry when kitsmith names no host for it: a warning when the
+// phase allows nothing at all, so any registry is refused; otherwise
+// information that this egress goes unchecked, with the configuration key
+// that checks it. A phase that allows every host (* or **) gets nothing.
+func (p policyView) unchecked(h *Hook, phase string, ct contact) (Finding, bool) {
+	key := "egress.registries." + ct.Family
+	command, _, _ := strings.Cut(ct.Via, " (")
+	fix := fmt.Sprintf("name the host in .kitsmith.yaml: egress: {registries: {%s: [\"<host>:443\"]}}", ct.Family)
+	if p.field == "" || !p.phases[phase] {
+		why := "the kit declares no network-policy"
+		if p.field != "" {
+			why = "the network-policy states no " + phase + " phase"
+		}
+		return Finding{Range: ct.Range, Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s runs %s, which reaches %s, but %s, so its %s phase allows nothing: the sandbox proxy will refuse the connection, whatever host the registry is", h.Label(), command, registryDefaults[ct.Family].Registry, why, phase),
+			Fix:     fmt.Sprintf("allow the registry's host in the %s phase; to have kitsmith check it, %s", phase, fix)}, true
+	}
+	for _, e := range p.hosts {
+		if e.Phase == phase && e.List == "allow" && !e.Bounded && (e.Value == "*" || e.Value == "**") {
+			return Finding{}, false
+		}
+	}
+	return Finding{Range: ct.Range, Severity: SeverityInfo,
+		Message: fmt.Sprintf("%s runs %s, which reaches %s by default, whose host kitsmith does not name: this egress is unchecked until .kitsmith.yaml names the host as %s", h.Label(), command, registryDefaults[ct.Family].Registry, key),
+		Fix:     fix}, true
 }
 
 // hostMatches reports whether an allow or deny pattern covers a contact,

@@ -182,32 +182,70 @@ func commandRange(in *Input, h *Hook, c Command) spec.Range {
 var hookMissingProxyEnv = &Rule{
 	ID:       "hook-missing-proxy-env",
 	Severity: SeverityWarning,
-	Summary:  "An install or startup hook runs a network client without HTTP_PROXY and HTTPS_PROXY in its env: list.",
-	Rationale: "In a sandbox all egress goes through the sandbox proxy, which the runtime announces in HTTP_PROXY and " +
-		"HTTPS_PROXY. Hook environments are deny-by-default, so a hook that downloads (curl, wget, npm install, pip " +
-		"install, apt-get, git clone, go get, docker pull…) without those variables tries to connect directly and is " +
-		"refused, or hangs until it times out.",
+	Summary:  "A hook contacts a credential's inject domain without HTTP_PROXY and HTTPS_PROXY in its env: list, so no credential is injected.",
+	Rationale: "A sandbox has two paths out. The forward proxy that HTTP_PROXY and HTTPS_PROXY name enforces the " +
+		"network policy and injects credentials (credential@1 inject entries); the transparent path catches direct " +
+		"connections, still enforces the policy, but does not intercept them to inject credentials (a maintainer's " +
+		"account of the transparent proxy in docker/sbx-releases#289; #240 describes the forward proxy as policy plus " +
+		"credentials). The specification's own conformance fixtures agree: the TCK fixture scoped-egress has an install " +
+		"hook with no env: that must reach its install-allowed host, and the credential@1/inject-only-no-env check " +
+		"counts the proxy variables as part of the container's baseline environment. So a hook without the proxy " +
+		"variables still reaches allowed hosts; what it loses is credential injection. Hook environments are " +
+		"deny-by-default, so a hook that calls a credential's inject domain in that credential's phase (curl, wget, " +
+		"git clone over HTTPS, gh, package tools with a named index…) without the variables sends its requests " +
+		"unauthenticated, and fails with 401 or 403, or is rate-limited. Git over SSH (git@host:path, ssh://) never " +
+		"reads the proxy variables and gets no header injected, so it is left to ssh-agent-undeclared; image pulls " +
+		"are made by the Docker engine, not the hook.",
 	Fix: "Add HTTP_PROXY and HTTPS_PROXY to the hook's env: list (reading them is correct; never set them).",
 	Check: func(in *Input) []Finding {
+		injects := in.injectDomains()
+		if len(injects) == 0 {
+			return nil
+		}
+		distro := in.distro()
 		var out []Finding
 		for _, h := range in.Hooks {
 			missing := missingOf(h, "HTTP_PROXY", "HTTPS_PROXY")
 			if len(missing) == 0 || len(missingOf(h, "http_proxy", "https_proxy")) == 0 {
 				continue
 			}
-			for _, c := range hookCommands(h) {
-				if name, ok := networkClient(c); ok {
-					out = append(out, Finding{Range: commandRange(in, h, c),
-						Message: fmt.Sprintf("%s runs %s without %s in its env:; hook environments are deny-by-default, so it cannot reach the network through the sandbox proxy",
-							h.Label(), name, strings.Join(missing, " and ")),
-						Fix:   fmt.Sprintf("list the proxy variables in this hook: %s", envListHint(h, missing...)),
-						Fixes: in.envFix(h, true, missing...)})
-					break
-				}
+			if ct, inj, ok := in.injectedContact(h, injects, distro); ok {
+				out = append(out, Finding{Range: ct.Range,
+					Message: fmt.Sprintf("%s contacts %s (%s), where the %s credential injects its header, without %s in its env:; only the forward proxy those variables name injects credentials, so the request goes out without it",
+						h.Label(), ct.Host, ct.Via, inj.Service, strings.Join(missing, " and ")),
+					Fix:   fmt.Sprintf("list the proxy variables in this hook: %s", envListHint(h, missing...)),
+					Fixes: in.envFix(h, true, missing...)})
 			}
 		}
 		return out
 	},
+}
+
+// injectedContact returns the first request a hook makes to an inject
+// domain of a credential of the hook's phase: an HTTP(S) contact written in
+// the command (not SSH or git's own protocol, which carry no header, and
+// not an image the engine pulls).
+func (in *Input) injectedContact(h *Hook, injects []injectDomain, distro string) (contact, injectDomain, bool) {
+	phase := "runtime"
+	if h.Phase == "install" {
+		phase = "install"
+	}
+	for _, c := range hookCommands(h) {
+		if c.Name == "docker" || c.Name == "podman" || c.Name == "docker-compose" {
+			continue // the engine pulls images, not the hook
+		}
+		for _, ct := range in.contacts(h, c, distro) {
+			if !ct.Certain || ct.Port == "22" || ct.Port == "9418" {
+				continue
+			}
+			for _, inj := range injects {
+				if slices.Contains(inj.Phases, phase) && hostMatches(inj.Value, ct) {
+					return ct, inj, true
+				}
+			}
+		}
+	}
+	return contact{}, injectDomain{}, false
 }
 
 func missingOf(h *Hook, names ...string) []string {
@@ -239,7 +277,8 @@ var hookMissingDockerHost = &Rule{
 	Summary:  "A lifecycle hook runs docker without DOCKER_HOST in its env: list.",
 	Rationale: "The sandbox's Docker engine is announced to processes in DOCKER_HOST. Hook environments are " +
 		"deny-by-default, so docker in a hook without it looks for the default socket and fails to connect. " +
-		"A Docker-in-Docker kit whose hooks start their own dockerd on the default socket needs no DOCKER_HOST.",
+		"A Docker-in-Docker kit whose hooks start their own dockerd on the default socket (no -H, or -H " +
+		"unix:///var/run/docker.sock among its hosts) or start the docker service needs no DOCKER_HOST.",
 	Fix: "Add DOCKER_HOST to the hook's env: list.",
 	Check: func(in *Input) []Finding {
 		if startsOwnDockerd(in) {
@@ -265,24 +304,68 @@ var hookMissingDockerHost = &Rule{
 }
 
 // startsOwnDockerd reports a Docker-in-Docker kit: a hook starts dockerd
-// on its default socket (no -H or --host), which docker then finds without
-// DOCKER_HOST, as in the specification's builder example.
+// listening on the default socket (no -H or --host, or one of them naming
+// unix:///var/run/docker.sock), or starts the docker service (service
+// docker start, systemctl start docker, /etc/init.d/docker start), which
+// docker then finds without DOCKER_HOST, as in the specification's builder
+// example.
 func startsOwnDockerd(in *Input) bool {
 	for _, h := range in.Hooks {
 		for _, c := range hookCommands(h) {
-			if c.Name != "dockerd" {
-				continue
-			}
-			custom := false
-			for _, a := range c.Args {
-				if a == "-H" || a == "--host" || strings.HasPrefix(a, "-H=") || strings.HasPrefix(a, "--host=") || strings.HasPrefix(a, "-Hunix") {
-					custom = true
-				}
-			}
-			if !custom {
+			if startsDockerService(c) || c.Name == "dockerd" && dockerdOnDefaultSocket(c.Args) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// defaultDockerSocket is where docker looks when DOCKER_HOST is unset.
+const defaultDockerSocket = "unix:///var/run/docker.sock"
+
+// dockerdOnDefaultSocket reports dockerd arguments that leave it on the
+// default socket: no host, or a host list that includes it.
+func dockerdOnDefaultSocket(args []string) bool {
+	var hosts []string
+	for i, a := range args {
+		switch {
+		case (a == "-H" || a == "--host") && i+1 < len(args):
+			hosts = append(hosts, args[i+1])
+		case strings.HasPrefix(a, "--host="):
+			hosts = append(hosts, strings.TrimPrefix(a, "--host="))
+		case strings.HasPrefix(a, "-H") && len(a) > 2:
+			hosts = append(hosts, strings.TrimPrefix(strings.TrimPrefix(a, "-H"), "="))
+		case a == "-H" || a == "--host":
+			hosts = append(hosts, "") // a host that is not literal
+		}
+	}
+	if len(hosts) == 0 {
+		return true
+	}
+	for _, h := range hosts {
+		if h == defaultDockerSocket || h == "unix:///run/docker.sock" || h == "fd://" {
+			return true
+		}
+	}
+	return false
+}
+
+// startsDockerService reports a command that starts the docker service.
+func startsDockerService(c Command) bool {
+	switch {
+	case c.Name == "service":
+		return len(c.Args) >= 2 && c.Args[0] == "docker" && (c.Args[1] == "start" || c.Args[1] == "restart")
+	case c.Name == "systemctl":
+		return (c.Sub() == "start" || c.Sub() == "restart") && (c.HasArg("docker") || c.HasArg("docker.service"))
+	case c.Name == "docker" && c.Call != nil:
+		// /etc/init.d/docker start: the init script, not the client
+		for _, w := range c.Call.Args {
+			if t, ok := WordText(w); ok && w.Pos() == c.Pos && strings.HasSuffix(t, "init.d/docker") {
+				return len(c.Args) > 0 && (c.Args[0] == "start" || c.Args[0] == "restart")
+			}
+		}
+	case c.Name == "dockerd-entrypoint.sh" || c.Name == "dind":
+		return true
 	}
 	return false
 }

@@ -140,6 +140,9 @@ func (o *options) resolve() error {
 	}
 	if o.config != nil {
 		if err := o.config.validate(o.reg); err != nil {
+			if _, ok := err.(spec.Errors); ok {
+				return err // each names the file, line and column
+			}
 			where := "lint configuration"
 			if o.config.Path != "" {
 				where += " " + o.config.Path
@@ -336,7 +339,7 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) (found, suppressed []*Findi
 // the fixes they propose.
 func specFindings(k *spec.Kit, in *Input) []*Finding {
 	var out []*Finding
-	rep := k.Validate()
+	rep := k.Validate(spec.WithRecipeCheck(CheckRecipe))
 	for _, list := range []struct {
 		errs spec.Errors
 		sev  Severity

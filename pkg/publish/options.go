@@ -37,6 +37,15 @@ type Registry interface {
 	Target(ctx context.Context, ref string) (artifact.Target, error)
 }
 
+// ConditionalTagger is an artifact.Target that can write its tag
+// conditionally: only if it still points at prev (nil: only if it does
+// not exist), where the registry honours conditional requests; a refused
+// write wraps artifact.ErrTagMoved. Run's tag stage uses it when the
+// target implements it, as pkg/artifact's registry targets do.
+type ConditionalTagger interface {
+	TagIf(ctx context.Context, d v1.Descriptor, prev *v1.Hash) error
+}
+
 // Signature is a signature or attestation attached to a subject.
 type Signature struct {
 	// Referrer is the referrer manifest holding the bundle.

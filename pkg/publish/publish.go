@@ -444,7 +444,20 @@ func (r *kitRun) attest(ctx context.Context, st sign.ReferrerStore) error {
 }
 
 // tag writes the tag, checking once more that nobody moved it since the
-// first check.
+// first check, and reads it back.
+//
+// The write is conditional where the registry supports it (a target that
+// is a ConditionalTagger, as pkg/artifact's registry targets are): it
+// carries what the check saw (If-Match with the previous digest, or
+// If-None-Match: *), and a registry honouring it refuses the write when
+// another run moved the tag in between. Whatever the registry, the tag is
+// read back after the write: when it no longer points at this run's
+// digest, another run wrote it at the same time and this run fails with
+// ErrTagRaced, so that its report names no digest the tag does not hold.
+// A run that read its own digest back can still be overwritten afterwards
+// by a writer that does not check (a registry without conditional writes
+// cannot prevent it); that writer's own read-back then names the tag's
+// digest.
 func (r *kitRun) tag(ctx context.Context) error {
 	if err := r.checkTag(ctx); err != nil {
 		return err
@@ -452,11 +465,32 @@ func (r *kitRun) tag(ctx context.Context) error {
 	if r.res.Unchanged {
 		return nil
 	}
-	if err := r.target.Tag(ctx, r.res.Index); err != nil {
+	ref, want := r.res.Reference, r.res.Index.Digest
+	var err error
+	if ct, ok := r.target.(ConditionalTagger); ok {
+		var prev *v1.Hash
+		if r.res.Previous != nil {
+			prev = &r.res.Previous.Digest
+		}
+		err = ct.TagIf(ctx, r.res.Index, prev)
+	} else {
+		err = r.target.Tag(ctx, r.res.Index)
+	}
+	if errors.Is(err, artifact.ErrTagMoved) {
+		return fmt.Errorf("%w: %s moved after it was checked, and the registry refused to overwrite it: %w", ErrTagRaced, ref, err)
+	}
+	if err != nil {
 		return err
 	}
+	got, err := r.target.Head(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the tag %s back: %w", ref, err)
+	}
+	if got.Digest != want {
+		return fmt.Errorf("%w: %s points at %s, not this run's %s: another publish wrote it at the same time", ErrTagRaced, ref, got.Digest, want)
+	}
 	r.res.Tagged = true
-	r.res.Moved = r.res.Previous != nil && r.res.Previous.Digest != r.res.Index.Digest
+	r.res.Moved = r.res.Previous != nil && r.res.Previous.Digest != want
 	return nil
 }
 

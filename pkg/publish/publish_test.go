@@ -87,7 +87,7 @@ func TestRunOrder(t *testing.T) {
 	}
 	want := []string{
 		"head " + ref, "push " + ref, "sign " + d, "attest " + SLSAPredicateType + " " + d,
-		"verify " + d + " as " + signer, "head " + ref, "tag " + ref,
+		"verify " + d + " as " + signer, "head " + ref, "tag " + ref, "head " + ref, // the read-back
 	}
 	if diff := cmp.Diff(want, calls); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)

@@ -58,6 +58,11 @@ func (e *StageError) Unwrap() error { return e.Err }
 // does not move without Force.
 var ErrTagExists = errors.New("the tag already points at another digest")
 
+// ErrTagRaced reports a tag another publish wrote at the same time: read
+// back after the write, it points at another digest, or the registry
+// refused the conditional write because it had moved.
+var ErrTagRaced = errors.New("the tag was written by another publish at the same time")
+
 // ErrLintFindings reports lint findings at or above the fail level.
 var ErrLintFindings = errors.New("lint findings at or above the fail level")
 

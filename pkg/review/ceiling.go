@@ -72,7 +72,9 @@ type ceilingOptions struct {
 }
 
 // WithKit names the kit whose surface is judged, so that violations carry
-// the positions of a kit source's declarations.
+// the positions of a kit source's declarations; for CheckArtifact, only
+// its Source is used (the positions of the source the image was built
+// from).
 func WithKit(k *Kit) CeilingOption { return func(o *ceilingOptions) error { o.kit = k; return nil } }
 
 // WithName labels the kit CheckArtifact judges; the default is the
@@ -102,8 +104,8 @@ func WithBaselineSurface(s *spec.Surface) CeilingOption {
 	return func(o *ceilingOptions) error { o.baseline = s; return nil }
 }
 
-// WithPlatform selects the platform manifest CheckArtifact reads the
-// descriptor from; the default is the artifact's (artifact.Inspect).
+// WithPlatform makes CheckArtifact judge only that platform's descriptor
+// ("linux/arm64"); the default is every platform and the index's.
 func WithPlatform(p string) CeilingOption {
 	return func(o *ceilingOptions) error { o.platform = p; return nil }
 }

@@ -85,15 +85,22 @@ func readMember(ctx context.Context, kr spec.KitRef, o LoadOptions) (*Kit, error
 	if err != nil {
 		return nil, err
 	}
-	m, err := FromArtifact(ctx, a, kr.Ref, o.Platform)
-	if err != nil {
-		return nil, err
-	}
 	args := maps.Clone(kr.Args)
 	for n, v := range args {
 		if strings.Contains(v, "${{") {
 			delete(args, n)
 		}
 	}
-	return m.Effective(args)
+	// As the gates read any published kit: every platform, validated,
+	// effective; platforms that disagree are refused.
+	ms, err := Published(ctx, a, kr.Ref, PublishedOptions{Platform: o.Platform, KitArgs: args})
+	if err != nil {
+		return nil, err
+	}
+	m, err := onePlatformSet(kr.Ref, ms)
+	if err != nil {
+		return nil, err
+	}
+	m.Platforms = nil
+	return m, nil
 }

@@ -86,11 +86,11 @@ func (b *Bundle) Claims() (identity, issuer string, logIndex int64) {
 func (b *Bundle) statement() (*statement, error) {
 	env, err := b.b.Envelope()
 	if err != nil {
-		return nil, fmt.Errorf("reading the bundle's envelope: %w", err)
+		return nil, fmt.Errorf("the bundle holds a message signature, not a DSSE envelope with an in-toto statement (cosign verify needs one): %w", err)
 	}
 	raw := env.RawEnvelope()
 	if raw.PayloadType != InTotoPayloadType {
-		return nil, fmt.Errorf("DSSE payload type is %q, not %q", raw.PayloadType, InTotoPayloadType)
+		return nil, fmt.Errorf("its DSSE payload type is %q, not %q", raw.PayloadType, InTotoPayloadType)
 	}
 	payload, err := raw.DecodeB64Payload()
 	if err != nil {

@@ -3,6 +3,8 @@ package sign
 import (
 	"errors"
 	"fmt"
+	"regexp/syntax"
+	"strings"
 
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/verify"
@@ -52,8 +54,13 @@ type Policy struct {
 	TrustedSigners []TrustedSigner
 
 	// PredicateType, when set, is the only statement predicate type
-	// accepted; "" accepts any, as `cosign verify` does.
+	// accepted; "" accepts any, as `cosign verify` does. A legacy
+	// signature counts as CosignSignPredicateType.
 	PredicateType string
+
+	// RequireBundle accepts only Sigstore bundles: legacy cosign
+	// signatures (the sha256-<hex>.sig tag) are rejected, saying so.
+	RequireBundle bool
 }
 
 // TrustedSigner is one accepted signer identity of a policy file: the
@@ -135,3 +142,77 @@ func (p Policy) identities() (verify.CertificateIdentities, error) {
 // errNoIdentity is the identities of an empty policy: it accepts key-based
 // signatures only.
 var errNoIdentity = errors.New("the policy names no signer identity (an identity or its regexp, and an issuer or its regexp, or trusted signers)")
+
+// Unanchored reports whether a SAN or issuer regexp is unanchored, and
+// returns its anchored form. Like cosign, a Policy matches regexps
+// unanchored (RE2 searches the whole value): "acme/kits" also matches
+// https://github.com/evil/acme/kits-fork/..., "dev@example\.com" also
+// matches dev@example.com.evil.org. An expression counts as anchored when
+// every alternative starts with ^ (or \A) and ends with $ (or \z), or ends
+// with / after the ^: a path prefix such as ^https://github.com/acme/kits/
+// is meant to match whatever follows. The anchored form adds what is
+// missing; an expression that does not parse is left to the policy's own
+// check and not reported.
+func Unanchored(expr string) (anchored string, unanchored bool) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return expr, false
+	}
+	start, end := anchoredStart(re), anchoredEnd(re)
+	if start && end {
+		return expr, false
+	}
+	if strings.Contains(expr, "|") {
+		return "^(?:" + expr + ")$", true
+	}
+	anchored = expr
+	if !start {
+		anchored = "^" + anchored
+	}
+	if !end {
+		anchored += "$"
+	}
+	return anchored, true
+}
+
+func anchoredStart(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginText:
+		return true
+	case syntax.OpConcat:
+		return len(re.Sub) > 0 && anchoredStart(re.Sub[0])
+	case syntax.OpCapture:
+		return anchoredStart(re.Sub[0])
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if !anchoredStart(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// anchoredEnd reports an expression that ends at the end of the text, or
+// with a literal "/" (a path prefix).
+func anchoredEnd(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEndText:
+		return true
+	case syntax.OpLiteral:
+		return len(re.Rune) > 0 && re.Rune[len(re.Rune)-1] == '/'
+	case syntax.OpConcat:
+		return len(re.Sub) > 0 && anchoredEnd(re.Sub[len(re.Sub)-1])
+	case syntax.OpCapture:
+		return anchoredEnd(re.Sub[0])
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if !anchoredEnd(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -221,3 +221,46 @@ func rekorV1(base string, rt http.RoundTripper) (sgsign.RekorClient, error) {
 	reg.Add("signedCheckpoint", &rekorutil.SignedNote{}, rekorutil.SignedCheckpointValidator)
 	return rekorclient.New(t, reg).Entries, nil
 }
+
+// ctxTransport sends each request with a context of its own: for clients
+// (sigstore-go's Fulcio and timestamp authority) that build their requests
+// without one, so that cancelling the command stops a request to a service
+// that accepted the connection and never answers.
+type ctxTransport struct {
+	ctx   context.Context
+	inner http.RoundTripper
+}
+
+// withContext returns rt sending every request under ctx as well as the
+// request's own context.
+func withContext(ctx context.Context, rt http.RoundTripper) http.RoundTripper {
+	return &ctxTransport{ctx: ctx, inner: rt}
+}
+
+func (t *ctxTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.ctx.Err(); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(t.ctx, cancel)
+	resp, err := t.inner.RoundTrip(req.WithContext(rctx))
+	if err != nil {
+		stop()
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, stop: func() { stop(); cancel() }}
+	return resp, nil
+}
+
+// cancelBody releases its request's context once the body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	stop func()
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.stop()
+	return err
+}

@@ -26,16 +26,18 @@ var _ CertificateProvider = (*Fulcio)(nil)
 // Fulcio is a CertificateProvider that asks a Fulcio certificate authority
 // for a short-lived certificate binding the identity of a token.
 type Fulcio struct {
-	tokens TokenSource
-	f      *sgsign.Fulcio
+	tokens  TokenSource
+	baseURL string
+	rt      http.RoundTripper
 }
 
 // NewFulcio returns the Fulcio at baseURL, proving identity with tokens.
 // rt nil means http.DefaultTransport.
 func NewFulcio(baseURL string, tokens TokenSource, rt http.RoundTripper) *Fulcio {
-	return &Fulcio{tokens: tokens, f: sgsign.NewFulcio(&sgsign.FulcioOptions{
-		BaseURL: baseURL, Timeout: serviceTimeout, Retries: 1, Transport: rt,
-	})}
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return &Fulcio{tokens: tokens, baseURL: baseURL, rt: rt}
 }
 
 // Certificate gets a token and exchanges it for a certificate. The token
@@ -48,7 +50,9 @@ func (f *Fulcio) Certificate(ctx context.Context, kp Keypair) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("getting a signing certificate: %w", err)
 	}
-	der, err := f.f.GetCertificate(ctx, kp, &sgsign.CertificateProviderOptions{IDToken: tok})
+	// sigstore-go makes its request without ctx: the transport carries it.
+	fc := sgsign.NewFulcio(&sgsign.FulcioOptions{BaseURL: f.baseURL, Timeout: serviceTimeout, Retries: 1, Transport: withContext(ctx, f.rt)})
+	der, err := fc.GetCertificate(ctx, kp, &sgsign.CertificateProviderOptions{IDToken: tok})
 	if err != nil {
 		return nil, redact(fmt.Errorf("getting a signing certificate from Fulcio: %w", err), tok)
 	}
@@ -79,8 +83,23 @@ type signerOptions struct {
 	trust   root.TrustedMaterial
 	rep     progress.Reporter
 
-	tsas  []*sgsign.TimestampAuthority
 	tlogs []sgsign.Transparency
+}
+
+// timestampAuthorities are the TSA clients for one signature, their
+// requests carrying ctx (sigstore-go makes them without one).
+func (o *signerOptions) timestampAuthorities(ctx context.Context) []*sgsign.TimestampAuthority {
+	rt := o.rt
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	var tsas []*sgsign.TimestampAuthority
+	for _, u := range o.tsaURLs {
+		tsas = append(tsas, sgsign.NewTimestampAuthority(&sgsign.TimestampAuthorityOptions{
+			URL: u, Timeout: serviceTimeout, Retries: 1, Transport: withContext(ctx, rt),
+		}))
+	}
+	return tsas
 }
 
 // WithTimestampAuthority adds an RFC 3161 timestamp authority, by its full
@@ -158,11 +177,6 @@ func makeSignerOptions(keyless bool, opts []SignerOption) (*signerOptions, error
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	for _, u := range o.tsaURLs {
-		o.tsas = append(o.tsas, sgsign.NewTimestampAuthority(&sgsign.TimestampAuthorityOptions{
-			URL: u, Timeout: serviceTimeout, Retries: 1, Transport: rt,
-		}))
-	}
 	hasV2 := false
 	for _, l := range o.logs {
 		ro := &sgsign.RekorOptions{BaseURL: l.URL, Timeout: serviceTimeout, Retries: 1, Version: l.Version}
@@ -179,7 +193,7 @@ func makeSignerOptions(keyless bool, opts []SignerOption) (*signerOptions, error
 		}
 		o.tlogs = append(o.tlogs, sgsign.NewRekor(ro))
 	}
-	if keyless && hasV2 && len(o.tsas) == 0 {
+	if keyless && hasV2 && len(o.tsaURLs) == 0 {
 		return nil, errors.New("a keyless signature logged in Rekor v2 needs a timestamp authority: Rekor v2 gives no signing time")
 	}
 	return o, nil
@@ -222,7 +236,7 @@ func (s *Signer) Attest(ctx context.Context, subject v1.Descriptor, predicateTyp
 		}
 	}
 	bo := sgsign.BundleOptions{
-		TimestampAuthorities: s.o.tsas,
+		TimestampAuthorities: s.o.timestampAuthorities(ctx),
 		TransparencyLogs:     s.o.tlogs,
 		Context:              ctx,
 		TrustedRoot:          s.o.trust,

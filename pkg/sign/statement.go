@@ -9,10 +9,17 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
-// inTotoStatementType is the _type of an in-toto Statement v1.
-const inTotoStatementType = "https://in-toto.io/Statement/v1"
+// inTotoStatementType is the _type of an in-toto Statement v1, which
+// kitsmith writes; inTotoStatementV01 that of v0.1, which cosign v3 still
+// writes for `cosign attest` (its subject and predicate fields are the
+// same) and which verification accepts as cosign does.
+const (
+	inTotoStatementType = "https://in-toto.io/Statement/v1"
+	inTotoStatementV01  = "https://in-toto.io/Statement/v0.1"
+)
 
-// statement is an in-toto Statement v1 as cosign writes it for an image.
+// statement is an in-toto Statement (v1 or v0.1) as cosign writes it for
+// an image.
 type statement struct {
 	Type          string          `json:"_type"`
 	Subject       []subject       `json:"subject"`
@@ -60,8 +67,8 @@ func parseStatement(payload []byte) (*statement, error) {
 	if err := json.Unmarshal(payload, &st); err != nil {
 		return nil, fmt.Errorf("parsing the in-toto statement: %w", err)
 	}
-	if st.Type != inTotoStatementType {
-		return nil, fmt.Errorf("statement type is %q, not %q", st.Type, inTotoStatementType)
+	if st.Type != inTotoStatementType && st.Type != inTotoStatementV01 {
+		return nil, fmt.Errorf("its statement type is %q, not an in-toto Statement (%s or %s)", st.Type, inTotoStatementType, inTotoStatementV01)
 	}
 	return &st, nil
 }

@@ -16,10 +16,15 @@ type ReferrerStore interface {
 	// The list is not filtered by artifact type: a caller checks each
 	// manifest's artifactType and layers itself, because registries report
 	// the field inconsistently. An empty list and nil error mean no
-	// referrers.
+	// referrers. A store whose listing stops at a bound of its own returns
+	// the referrers it listed together with an error that has a
+	// Truncated() bool method reporting true (pkg/artifact's
+	// *ReferrersTruncatedError): Verify examines those and reports the
+	// listing as truncated; any other error fails Verify.
 	Referrers(ctx context.Context, subject v1.Descriptor) ([]v1.Descriptor, error)
 	// Referrer reads one referrer manifest, named by its descriptor, with
-	// its blobs available through the returned image. Reads are bounded.
+	// its blobs available through the returned image. Reads are bounded;
+	// an error is that referrer's rejection, not Verify's failure.
 	Referrer(ctx context.Context, d v1.Descriptor) (v1.Image, error)
 	// PushReferrer stores m, whose manifest's subject is subject, by digest
 	// and without a tag, and makes it discoverable through Referrers. It

@@ -4,14 +4,13 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
@@ -26,9 +25,6 @@ const FormatVersion = 1
 // Deprecated: use FormatVersion.
 const ResultFormatVersion = FormatVersion
 
-// maxReferrers bounds how many referrers of one kit are examined.
-const maxReferrers = 256
-
 // Result is what Verify found: one entry per Sigstore bundle among the
 // kit's referrers, accepted or not.
 type Result struct {
@@ -36,8 +32,29 @@ type Result struct {
 	FormatVersion int `json:"formatVersion"`
 	// Subject is the verified kit.
 	Subject v1.Descriptor `json:"subject"`
-	// Signatures are the bundles found, in the store's order.
+	// Signatures are the bundles found, accepted or rejected: those the
+	// registry marks as Sigstore bundles first, then in the store's order.
 	Signatures []Signature `json:"signatures"`
+	// Referrers counts what was listed and examined.
+	Referrers ReferrerCounts `json:"referrers"`
+}
+
+// ReferrerCounts says how much of a kit's referrers Verify looked at.
+type ReferrerCounts struct {
+	// Listed is how many referrers the store listed.
+	Listed int `json:"listed"`
+	// Examined is how many of them were read (their manifest at least).
+	Examined int `json:"examined"`
+	// Skipped is how many examined referrers are not Sigstore signatures
+	// (SBOMs, other artifacts): neither accepted nor rejected.
+	Skipped int `json:"skipped"`
+	// NotExamined is how many listed referrers were left unread because
+	// the examination bounds (MaxExaminedReferrers, MaxExaminedBytes) were
+	// reached.
+	NotExamined int `json:"notExamined"`
+	// Truncated reports that the store's listing stopped at its own bound:
+	// the kit has more referrers than were listed.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Accepted returns the signatures that satisfy the policy.
@@ -71,8 +88,15 @@ type Signature struct {
 	LogIndex *int64 `json:"logIndex,omitempty"`
 	// Accepted is whether the signature satisfies the trust and the policy.
 	Accepted bool `json:"accepted"`
-	// Reason is why it was rejected, "" when accepted.
+	// Kind is "bundle" for a Sigstore bundle referrer, "legacy" for a
+	// legacy cosign signature (a layer of the sha256-<hex>.sig manifest,
+	// whose digest Referrer then is).
+	Kind string `json:"kind"`
+	// Reason is why it was rejected, one readable line; "" when accepted.
 	Reason string `json:"reason,omitempty"`
+	// Detail is the rejection's full error text, when it says more than
+	// Reason.
+	Detail string `json:"detail,omitempty"`
 	// Err is the rejection as an error, nil when accepted.
 	Err error `json:"-"`
 }
@@ -92,13 +116,30 @@ type Timestamp struct {
 type Verifier struct {
 	cert *verify.Verifier // for bundles with a certificate
 	key  *verify.Verifier // for bundles with a public key hint
+	// referrerTimeout bounds reading one referrer (WithReferrerTimeout).
+	referrerTimeout time.Duration
 }
 
 // VerifierOption configures a Verifier.
 type VerifierOption func(*verifierOptions) error
 
 type verifierOptions struct {
-	noSCT, noTlog bool
+	noSCT, noTlog   bool
+	referrerTimeout time.Duration
+}
+
+// WithReferrerTimeout bounds reading one referrer (its manifest and its
+// bundle) to d instead of ReferrerTimeout; a referrer not read by then is
+// rejected, saying so, and the others are still examined. d must be
+// positive.
+func WithReferrerTimeout(d time.Duration) VerifierOption {
+	return func(o *verifierOptions) error {
+		if d <= 0 {
+			return fmt.Errorf("WithReferrerTimeout: %s is not a positive duration", d)
+		}
+		o.referrerTimeout = d
+		return nil
+	}
 }
 
 // WithoutSCTUnsafe accepts certificates with no signed certificate
@@ -125,7 +166,7 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 	if trust == nil {
 		return nil, errors.New("a verifier needs trusted material")
 	}
-	o := &verifierOptions{}
+	o := &verifierOptions{referrerTimeout: ReferrerTimeout}
 	for _, opt := range opts {
 		if err := opt(o); err != nil {
 			return nil, err
@@ -150,49 +191,56 @@ func NewVerifier(trust root.TrustedMaterial, opts ...VerifierOption) (*Verifier,
 	if err != nil {
 		return nil, fmt.Errorf("configuring the verifier: %w", err)
 	}
-	return &Verifier{cert: cv, key: kv}, nil
+	return &Verifier{cert: cv, key: kv, referrerTimeout: o.referrerTimeout}, nil
 }
 
 // Verify finds the Sigstore bundles among subject's referrers in st and
 // verifies each one: against the trusted material, for a statement whose
 // subject is subject's digest, and against p. Referrers are not filtered
 // by the store: each manifest's artifactType and single layer are checked
-// here, as cosign does; referrers of other kinds (SBOMs, old-style
-// signatures) are skipped, and at most the first 256 referrers are read.
+// here, as cosign does; referrers of other kinds (SBOMs) are skipped.
+// When st is a LegacySignatureStore, the legacy cosign signatures of the
+// sha256-<hex>.sig tag are verified too, through the same trust and
+// identities, as signatures of kind "legacy" (refused with
+// Policy.RequireBundle).
+//
+// Each referrer is judged on its own (see examine): one that cannot be
+// read, is too large, too slow or malformed is rejected with its reason
+// and the others are still examined. Referrers the listing marks as
+// Sigstore bundles (artifactType or annotations) are examined first; at
+// most MaxExaminedReferrers of them and MaxExaminedBytes in all are read,
+// and Result.Referrers says how many were listed, examined, skipped and
+// left unread.
 //
 // It returns the Result with a nil error when at least one signature is
 // accepted; the Result with an error wrapping ErrNoSignature when no
 // bundle was found; the Result with a *VerificationError when none was
-// accepted; and a nil Result for a malformed policy or a store failure.
+// accepted; and a nil Result for a malformed policy, a listing that
+// failed, or a cancelled ctx.
 func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Descriptor, p Policy) (*Result, error) {
 	ids, idErr := p.identities()
 	if idErr != nil && !errors.Is(idErr, errNoIdentity) {
 		return nil, idErr
 	}
 	refs, err := st.Referrers(ctx, subject)
-	if err != nil {
+	var tr interface{ Truncated() bool }
+	truncated := err != nil && errors.As(err, &tr) && tr.Truncated()
+	if err != nil && !truncated {
 		return nil, fmt.Errorf("listing the signatures of %s: %w", subject.Digest, err)
 	}
-	if len(refs) > maxReferrers {
-		refs = refs[:maxReferrers]
-	}
 	res := &Result{FormatVersion: FormatVersion, Subject: subject, Signatures: []Signature{}}
-	for _, d := range refs {
-		b, err := readBundle(ctx, st, subject, d)
-		if errors.Is(err, errNotBundle) {
-			continue
-		}
-		if err != nil && !errors.As(err, new(*rejection)) {
-			return nil, err
-		}
-		var sig Signature
-		if err != nil {
-			sig = Signature{Referrer: d.Digest, Reason: err.Error(), Err: err}
-		} else {
-			sig = v.check(b, d.Digest, subject, ids, idErr, p)
-		}
-		res.Signatures = append(res.Signatures, sig)
+	res.Referrers.Truncated = truncated
+	sigs, err := examine(ctx, st, subject, refs, v.referrerTimeout, &res.Referrers, func(b *Bundle, ref v1.Hash) Signature {
+		return v.check(b, ref, subject, ids, idErr, p)
+	})
+	if err != nil {
+		return nil, err
 	}
+	legacy, err := v.examineLegacy(ctx, st, subject, ids, idErr, p)
+	if err != nil {
+		return nil, err
+	}
+	res.Signatures = append(sigs, legacy...)
 	if len(res.Signatures) == 0 {
 		return res, fmt.Errorf("verifying %s: %w", subject.Digest, ErrNoSignature)
 	}
@@ -202,15 +250,41 @@ func (v *Verifier) Verify(ctx context.Context, st ReferrerStore, subject v1.Desc
 	return res, &VerificationError{Result: res, Err: res.Signatures[len(res.Signatures)-1].Err}
 }
 
+// rejected is the Signature of referrer ref rejected for err.
+func rejected(ref v1.Hash, kind string, err error) Signature {
+	reason, detail := readable(err)
+	return Signature{Referrer: ref, Kind: kind, Reason: reason, Detail: detail, Err: &rejection{err}}
+}
+
 // check verifies one bundle.
 func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids verify.CertificateIdentities, idErr error, p Policy) Signature {
-	sig := Signature{Referrer: ref, PredicateType: b.PredicateType()}
+	sig := Signature{Referrer: ref, Kind: "bundle", PredicateType: b.PredicateType()}
+	return v.verifyEntity(sig, b.b, ids, idErr, func() (verify.ArtifactPolicyOption, error) {
+		st, err := b.statement()
+		if err != nil {
+			return nil, err
+		}
+		if !st.covers(subject.Digest) {
+			return nil, fmt.Errorf("the signature is over %s, not over this kit (%s)", statementDigests(st), subject.Digest)
+		}
+		if p.PredicateType != "" && st.PredicateType != p.PredicateType {
+			return nil, fmt.Errorf("predicate type %q is not the required %q", st.PredicateType, p.PredicateType)
+		}
+		digest, _ := hex.DecodeString(subject.Digest.Hex)
+		return verify.WithArtifactDigest(subject.Digest.Algorithm, digest), nil
+	})
+}
+
+// verifyEntity fills sig with what sb claims (signer, log index), asks
+// content for the artifact policy (it checks what was signed), and
+// verifies sb against the trust and the identities.
+func (v *Verifier) verifyEntity(sig Signature, sb *bundle.Bundle, ids verify.CertificateIdentities, idErr error, content func() (verify.ArtifactPolicyOption, error)) Signature {
 	reject := func(err error) Signature {
 		sig.Err = &rejection{err}
-		sig.Reason = err.Error()
+		sig.Reason, sig.Detail = readable(err)
 		return sig
 	}
-	vc, err := b.b.VerificationContent()
+	vc, err := sb.VerificationContent()
 	if err != nil {
 		return reject(fmt.Errorf("the bundle has no verification material: %w", err))
 	}
@@ -220,27 +294,19 @@ func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids veri
 	} else if pk := vc.PublicKey(); pk != nil {
 		sig.KeyHint = pk.Hint()
 	}
-	entries, _ := b.b.TlogEntries()
+	entries, _ := sb.TlogEntries()
 	if len(entries) > 0 {
 		i := entries[0].LogIndex()
 		sig.LogIndex = &i
 	}
-	if tss, _ := b.b.Timestamps(); cert != nil && len(tss) == 0 && len(entries) == 0 {
+	if tss, _ := sb.Timestamps(); cert != nil && len(tss) == 0 && len(entries) == 0 {
 		return reject(fmt.Errorf("the signature has no signed timestamp and no log entry, so its certificate (valid %s to %s) cannot be checked against the time of signing",
 			cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339)))
 	}
-	st, err := b.statement()
+	artifact, err := content()
 	if err != nil {
-		return reject(fmt.Errorf("the bundle holds no in-toto statement (cosign verify needs a DSSE envelope): %w", err))
+		return reject(err)
 	}
-	if !st.covers(subject.Digest) {
-		return reject(fmt.Errorf("the signature is over %s, not over this kit (%s)", statementDigests(st), subject.Digest))
-	}
-	if p.PredicateType != "" && st.PredicateType != p.PredicateType {
-		return reject(fmt.Errorf("predicate type %q is not the required %q", st.PredicateType, p.PredicateType))
-	}
-	digest, _ := hex.DecodeString(subject.Digest.Hex)
-	artifact := verify.WithArtifactDigest(subject.Digest.Algorithm, digest)
 	var vr *verify.VerificationResult
 	if cert != nil {
 		if idErr != nil {
@@ -250,9 +316,9 @@ func (v *Verifier) check(b *Bundle, ref v1.Hash, subject v1.Descriptor, ids veri
 		for _, id := range ids {
 			popts = append(popts, verify.WithCertificateIdentity(id))
 		}
-		vr, err = v.cert.Verify(b.b, verify.NewPolicy(artifact, popts...))
+		vr, err = v.cert.Verify(sb, verify.NewPolicy(artifact, popts...))
 	} else {
-		vr, err = v.key.Verify(b.b, verify.NewPolicy(artifact, verify.WithKey()))
+		vr, err = v.key.Verify(sb, verify.NewPolicy(artifact, verify.WithKey()))
 	}
 	if err != nil {
 		return reject(err)
@@ -296,52 +362,3 @@ type rejection struct{ err error }
 
 func (r *rejection) Error() string { return r.err.Error() }
 func (r *rejection) Unwrap() error { return r.err }
-
-// errNotBundle marks a referrer that is not a Sigstore bundle (an SBOM, a
-// legacy signature...): it is skipped.
-var errNotBundle = errors.New("not a Sigstore bundle")
-
-// readBundle reads the bundle of referrer d of subject; errNotBundle for a
-// referrer of another kind, a *rejection for a malformed one.
-func readBundle(ctx context.Context, st ReferrerStore, subject v1.Descriptor, d v1.Descriptor) (*Bundle, error) {
-	img, err := st.Referrer(ctx, d)
-	if err != nil {
-		return nil, fmt.Errorf("reading referrer %s: %w", d.Digest, err)
-	}
-	raw, err := img.RawManifest()
-	if err != nil {
-		return nil, fmt.Errorf("reading referrer %s: %w", d.Digest, err)
-	}
-	var m v1.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, &rejection{fmt.Errorf("referrer %s: parsing its manifest: %w", d.Digest, err)}
-	}
-	isBundle := func(mt string) bool { return strings.HasPrefix(mt, "application/vnd.dev.sigstore.bundle") }
-	if !isBundle(m.ArtifactType) && !(len(m.Layers) == 1 && isBundle(string(m.Layers[0].MediaType))) {
-		return nil, errNotBundle
-	}
-	if len(m.Layers) != 1 || !isBundle(string(m.Layers[0].MediaType)) {
-		return nil, &rejection{fmt.Errorf("referrer %s: a Sigstore bundle referrer has exactly one bundle layer, this one has %d layers", d.Digest, len(m.Layers))}
-	}
-	if m.Subject != nil && m.Subject.Digest != subject.Digest {
-		return nil, &rejection{fmt.Errorf("referrer %s: its subject is %s, not this kit", d.Digest, m.Subject.Digest)}
-	}
-	l, err := img.LayerByDigest(m.Layers[0].Digest)
-	if err != nil {
-		return nil, fmt.Errorf("reading the bundle of referrer %s: %w", d.Digest, err)
-	}
-	rc, err := l.Compressed()
-	if err != nil {
-		return nil, fmt.Errorf("reading the bundle of referrer %s: %w", d.Digest, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxBundleSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the bundle of referrer %s: %w", d.Digest, err)
-	}
-	b, err := ParseBundle(data)
-	if err != nil {
-		return nil, &rejection{fmt.Errorf("referrer %s: %w", d.Digest, err)}
-	}
-	return b, nil
-}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -323,6 +324,9 @@ func TestVerifyPolicy(t *testing.T) {
 }
 
 // checkVerify checks a Verify outcome against the wanted error and reason.
+// byteDump is a Go byte slice printed with %v, which a reason must not show.
+var byteDump = regexp.MustCompile(`\[(?:\d{1,3} ){3,}\d{1,3}\]`)
+
 func checkVerify(t *testing.T, res *sign.Result, err, wantErr error, wantReason string) {
 	t.Helper()
 	var ve *sign.VerificationError
@@ -349,6 +353,9 @@ func checkVerify(t *testing.T, res *sign.Result, err, wantErr error, wantReason 
 		}
 		if r := res.Signatures[0].Reason; !strings.Contains(r, wantReason) {
 			t.Errorf("reason = %q, want it to contain %q", r, wantReason)
+		}
+		if r := res.Signatures[0].Reason; byteDump.MatchString(r) || strings.Contains(r, "%!w") || strings.Contains(r, "\n") {
+			t.Errorf("reason %q is not one readable line", r)
 		}
 		if !strings.Contains(err.Error(), wantReason) {
 			t.Errorf("error %q does not give the reason %q", err, wantReason)

@@ -75,6 +75,10 @@ type Kit struct {
 	sources    map[string][]byte
 	// unreadRecipe records a recipe that exists but could not be read.
 	unreadRecipe bool
+	// nearMissRecipe is a file beside a companion-form descriptor without
+	// a recipe whose name is the companion's but for case (pi.Dockerfile
+	// beside pi.yaml); "" when there is none.
+	nearMissRecipe string
 	// files is where ReadFile reads.
 	files kitFiles
 }

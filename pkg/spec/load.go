@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -180,6 +181,10 @@ func (l *loader) load(file string) (*Kit, error) {
 		k.Source = src
 		k.addSource(k.Path, src)
 		k.Form = FormCompanion
+		if slices.Contains(v2SpecFiles, path.Base(file)) && isV2Descriptor(src) {
+			k.problems.add(false, v2KitError(k, src))
+			return k, nil
+		}
 		decode(k, src, nil)
 		if err := l.recipe(k, file); err != nil {
 			return nil, err
@@ -314,6 +319,8 @@ func (l *loader) recipe(k *Kit, file string) error {
 			k.Recipe = &Recipe{Path: l.o.display(companion), Name: companion, Text: text}
 			k.addSource(k.Recipe.Path, text)
 		}
+	default:
+		k.nearMissRecipe = nearMissCompanion(l.fsys, companion)
 	}
 	return nil
 }

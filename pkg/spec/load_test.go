@@ -171,6 +171,7 @@ type badInput struct {
 	links map[string]string // name → target
 	big   bool              // add a 50 MB descriptor
 	want  diagnostic
+	msg   string // a fragment the message must hold; "" for any
 }
 
 // Bad input: each case gets exactly one clear, positioned error, in
@@ -195,6 +196,14 @@ func badInputs(secret string) []badInput {
 	return []badInput{
 		{name: "malformed YAML", files: map[string]string{"k.yaml": minimalMixin + "provides: [gh\n"},
 			want: diagnostic{Code: "yaml-syntax", Pos: "4:1"}},
+		{name: "tab indentation", files: map[string]string{"k.yaml": minimalMixin + "capabilities:\n\t- type: com.docker.sandbox/privileged@1\n"},
+			want: diagnostic{Code: "yaml-syntax", Pos: "5:1"}, msg: "tabs cannot indent YAML; use spaces"},
+		{name: "tab after the indentation spaces", files: map[string]string{"k.yaml": minimalMixin + "capabilities:\n  - type: com.docker.sandbox/volume@1\n    config:\n  \tpath: /x\n"},
+			want: diagnostic{Code: "yaml-syntax", Pos: "7:3"}, msg: "tabs cannot indent YAML; use spaces"},
+		{name: "a key indented to no level", files: map[string]string{"k.yaml": minimalMixin + "capabilities:\n  - type: com.docker.sandbox/network-policy@1\n    config:\n      install:\n        allow: [a.org]\n     runtime:\n        allow: [b.org]\n"},
+			want: diagnostic{Code: "yaml-syntax", Pos: "9:6"}, msg: "the indentation of this line matches no key or list above it"},
+		{name: "a tab inside a quoted value is text", files: map[string]string{"k.yaml": minimalMixin + "provides: [\"a\tb\"\n"},
+			want: diagnostic{Code: "yaml-syntax", Pos: "4:1"}, msg: "did not find expected ',' or ']'"},
 		{name: "alias bomb", files: map[string]string{"k.yaml": bomb},
 			want: diagnostic{Code: "excessive-aliasing", Pos: "7:30"}},
 		{name: "deeply nested", files: map[string]string{"k.yaml": minimalMixin + "description: " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "\n"},
@@ -267,6 +276,9 @@ func runBadInput(t *testing.T, tc badInput) {
 	got, msgs := diagnostics(r, nil)
 	for i := range got {
 		got[i].Fix = ""
+	}
+	if tc.msg != "" && (len(msgs) != 1 || !strings.Contains(msgs[0], tc.msg)) {
+		t.Errorf("messages %q, want one holding %q", msgs, tc.msg)
 	}
 	if diff := cmp.Diff([]diagnostic{tc.want}, got); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s\nmessages: %q", diff, msgs)

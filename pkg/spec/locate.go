@@ -14,7 +14,9 @@ import (
 // (SPEC-v3 §3): <dirName>.yaml (or .yml) when present; otherwise the single
 // *.yaml/*.yml file whose first line is the kit syntax line; otherwise the
 // single Dockerfile (Dockerfile, *.dockerfile, Dockerfile.*) carrying a
-// "# kit:" comment block. It fails with ErrNoKit when there is none and
+// "# kit:" comment block; otherwise a v2 kit's spec.yaml (schemaVersion
+// "2"), which Load reports as a v2 kit to migrate. It fails with ErrNoKit
+// when there is none and
 // ErrAmbiguousKit, listing the candidates, when there are several.
 func Locate(fsys fs.FS, dir, dirName string) (string, error) {
 	entries, err := fs.ReadDir(fsys, dir)
@@ -68,6 +70,9 @@ func Locate(fsys fs.FS, dir, dirName string) (string, error) {
 			slices.Sort(c)
 			return "", &LocateError{Dir: dir, DirName: dirName, Candidates: c, Err: ErrAmbiguousKit}
 		}
+	}
+	if v2 := locateV2(fsys, dir); v2 != "" {
+		return v2, nil // Load reports it as a v2 kit
 	}
 	return "", &LocateError{Dir: dir, DirName: dirName, Err: ErrNoKit}
 }

@@ -132,7 +132,7 @@ func firstInvalidUTF8(b []byte) int {
 
 func (d *document) yamlError(err error) *Error {
 	msg := err.Error()
-	line := 1
+	line, relocated := 1, false
 	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
@@ -141,6 +141,9 @@ func (d *document) yamlError(err error) *Error {
 		for _, p := range parserErrors {
 			if strings.HasPrefix(msg, p) {
 				line++
+				if at := offendingLine(d.src, line, msg); at != line && (p == "did not find expected key" || p == "did not find expected '-' indicator") {
+					line, relocated = at, true
+				}
 				break
 			}
 		}
@@ -148,7 +151,18 @@ func (d *document) yamlError(err error) *Error {
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
-	return &Error{Range: Range{Start: d.mapPos(line, 1)}, Code: "yaml-syntax", Err: err,
+	if isTabMessage(msg) {
+		if col := tabIndent(d.src, line); col > 0 {
+			return &Error{Range: Range{Start: d.mapPos(line, col)}, Code: "yaml-syntax", Err: err,
+				Msg: "invalid YAML: tabs cannot indent YAML; use spaces"}
+		}
+	}
+	col := 1
+	if relocated {
+		col = firstNonBlank(d.src, line)
+		msg += "; the indentation of this line matches no key or list above it"
+	}
+	return &Error{Range: Range{Start: d.mapPos(line, col)}, Code: "yaml-syntax", Err: err,
 		Msg: "invalid YAML: " + msg}
 }
 

@@ -5,7 +5,9 @@ import "testing"
 // What the reference decoder (yaml.v3 into the reference model's typed
 // fields) accepts, kitsmith accepts: a scalar where a capability's
 // description string is expected, a YAML 1.1 boolean (quoted or not) for
-// optional, a lifecycle file without content.
+// an entry's optional, a lifecycle file without content. A group's fields
+// are checked by tag (spec/groups.go: "group optional must be a boolean"),
+// so there the leniency does not apply.
 func TestReferenceDecoderLeniency(t *testing.T) { runRuleCases(t, decoderLeniencyCases) }
 
 var decoderLeniencyCases = []ruleCase{
@@ -15,7 +17,7 @@ capabilities:
   - type: com.docker.sandbox/privileged@1
     description: 42
   - group:
-      description: true
+      description: a group's description is a string
       capabilities:
         - type: com.docker.sandbox/volume@1
           description: 1.50
@@ -34,11 +36,42 @@ capabilities:
     optional: 'off'
     config: {path: /c, size: 1GiB}
   - group:
-      optional: on
+      optional: true
       capabilities:
         - type: com.docker.sandbox/volume@1
           config: {path: /d, size: 1GiB}
 `},
+	{rule: "ks/decoder", desc: "invalid: a group's description and optional are checked by tag, as spec/groups.go does",
+		src: `kind: mixin
+capabilities:
+  - group:
+      description: 5
+      optional: yes
+      capabilities:
+        - type: com.docker.sandbox/volume@1
+          config: {path: /a, size: 1GiB}
+  - group:
+      description: true
+      optional: Off
+      capabilities:
+        - type: com.docker.sandbox/volume@1
+          config: {path: /b, size: 1GiB}
+  - group:
+      description: null
+      optional: null
+      capabilities:
+        - type: com.docker.sandbox/volume@1
+          config: {path: /c, size: 1GiB}
+`,
+		want: []diagnostic{
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[0].group.description", Pos: "6:20", Fix: "quote the value"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[0].group.optional", Pos: "7:17", Fix: "write true or false (yes is a boolean only to YAML 1.1 readers)"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[1].group.description", Pos: "12:20", Fix: "quote the value"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[1].group.optional", Pos: "13:17", Fix: "write true or false (Off is a boolean only to YAML 1.1 readers)"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[2].group.description", Pos: "18:20", Fix: "write a string, or remove the key"},
+			{Code: "wrong-type", Ref: "SPEC-v3 §7.1.1/group-grammar", Field: "capabilities[2].group.optional", Pos: "19:17", Fix: "write a boolean, or remove the key"},
+		},
+	},
 	{rule: "ks/decoder", desc: "invalid: optional: \"true\" is a string to yaml.v3, and maybe is no boolean",
 		src: `kind: mixin
 capabilities:
@@ -98,6 +131,32 @@ capabilities:
 			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[0].type", Pos: "5:11", Fix: "did you mean com.docker.sandbox/network-policy@1?", Warn: true},
 			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[1].type", Pos: "7:11", Fix: "did you mean com.docker.sandbox/lifecycle@1?", Warn: true},
 			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[2].type", Pos: "9:11", Fix: "did you mean com.docker.sandbox/agent-skills@1?", Warn: true},
+		},
+	},
+	{rule: "ks/schema-version-quoted", desc: "valid: the quoted form",
+		src: "# syntax=docker/sandbox-kit:3\nschemaVersion: '3'\nkind: mixin\n"},
+	// SPEC-v3 §7.3: a host refuses a kit that requires a type it does not
+	// recognise, so a required misspelling makes the kit unusable; an
+	// optional one (or a member of an optional group) is skipped.
+	{rule: "ks/unknown-sandbox-type", desc: "error: required misspelled name or unknown version, also in a required group",
+		src: `kind: mixin
+capabilities:
+  - type: com.docker.sandbox/lifecyle@1
+  - type: com.docker.sandbox/credential@2
+    config: {service: github}
+  - group:
+      capabilities:
+        - type: com.docker.sandbox/volme@1
+  - group:
+      optional: true
+      capabilities:
+        - type: com.docker.sandbox/agent-skils@1
+`,
+		want: []diagnostic{
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[0].type", Pos: "5:11", Fix: "did you mean com.docker.sandbox/lifecycle@1?"},
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[1].type", Pos: "6:11", Fix: "did you mean com.docker.sandbox/credential@1?"},
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[2].group.capabilities[0].type", Pos: "10:17", Fix: "did you mean com.docker.sandbox/volume@1?"},
+			{Code: "unknown-sandbox-type", Ref: "", Field: "capabilities[3].group.capabilities[0].type", Pos: "14:17", Fix: "did you mean com.docker.sandbox/agent-skills@1?", Warn: true},
 		},
 	},
 }

@@ -7,8 +7,12 @@ import "testing"
 func TestTopLevelRules(t *testing.T) { runRuleCases(t, topLevelRulesCases) }
 
 var topLevelRulesCases = []ruleCase{
-	{rule: "SPEC-v3 §4/schema-version-3", desc: "valid: unquoted 3 reads as the string",
-		src: "# syntax=docker/sandbox-kit:3\nschemaVersion: 3\nkind: mixin\n"},
+	{rule: "SPEC-v3 §4/schema-version-3", desc: "valid, with a warning: unquoted 3 reads as the string, but the kit's JSON Schema refuses it",
+		src: "# syntax=docker/sandbox-kit:3\nschemaVersion: 3\nkind: mixin\n",
+		want: []diagnostic{
+			{Code: "schema-version-quoted", Ref: "SPEC-v3 §4/schema-version-3", Field: "schemaVersion", Pos: "2:16", Fix: `write schemaVersion: "3"`, Warn: true},
+		},
+	},
 	{rule: "SPEC-v3 §4/schema-version-3", desc: "invalid: version 2",
 		src: "# syntax=docker/sandbox-kit:3\nschemaVersion: \"2\"\nkind: mixin\n",
 		want: []diagnostic{

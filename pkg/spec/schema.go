@@ -372,8 +372,9 @@ func coerce(doc *document, root any, leaves []*jsonschema.ValidationError) bool 
 	return changed
 }
 
-// isLabel reports a capability or group name or a source field, which the
-// reference model requires to be written as YAML strings.
+// isLabel reports a capability or group name, a group's description or
+// optional, or a source field, which the reference model requires to be
+// written as YAML strings (a YAML boolean for a group's optional).
 func isLabel(loc []string) bool {
 	n := len(loc)
 	if n < 2 {
@@ -382,9 +383,14 @@ func isLabel(loc []string) bool {
 	last := loc[n-1]
 	for _, t := range loc {
 		if t == "capabilities" {
-			// The reference decoder reads any scalar as a description
-			// and YAML 1.1 booleans as optional; only name must be a
-			// YAML string.
+			// The reference decoder reads any scalar as an entry's
+			// description and YAML 1.1 booleans as its optional; only
+			// name must be a YAML string. A group is stricter
+			// (spec/groups.go): its name and description must be YAML
+			// strings and its optional a YAML boolean, null included.
+			if loc[n-2] == "group" && (last == "description" || last == "optional") {
+				return true
+			}
 			return last == "name" || loc[n-2] == "source"
 		}
 	}

@@ -163,6 +163,12 @@ func (vi *violation) typeMsg(k *kind.Type) string {
 	case k.Got == "string" && (contains(k.Want, "integer") || contains(k.Want, "number")):
 		msg += "; write the number without quotes"
 	case k.Got == "string" && contains(k.Want, "boolean"):
+		if s, _ := valueAt(vi.root, loc).(string); s != "" && !strings.EqualFold(s, "true") && !strings.EqualFold(s, "false") {
+			if _, ok := yaml11Bool(s); ok {
+				msg += fmt.Sprintf("; write true or false (%s is a boolean only to YAML 1.1 readers)", s)
+				break
+			}
+		}
 		msg += "; write true or false without quotes"
 	case contains(k.Want, "string") && (k.Got == "number" || k.Got == "integer" || k.Got == "boolean"):
 		msg += "; quote the value"

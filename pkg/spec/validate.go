@@ -56,9 +56,10 @@ func ParseMode(s string) (Mode, error) {
 type Option func(*options)
 
 type options struct {
-	mode    Mode
-	kitArgs map[string]string
-	build   map[string]string
+	mode        Mode
+	kitArgs     map[string]string
+	build       map[string]string
+	recipeCheck RecipeCheck
 }
 
 // WithMode selects the validation mode. The default is ModeAuthored.
@@ -94,6 +95,7 @@ func (k *Kit) Validate(opts ...Option) *Report {
 		r.merge(k.validateEffective(o))
 	default:
 		v := newValidator(k, k.Descriptor, o.mode)
+		v.recipeCheck = o.recipeCheck
 		v.run()
 		r.merge(v.report())
 	}
@@ -110,6 +112,8 @@ type validator struct {
 	// the same field are dropped in their favour.
 	semantic Report
 	schema   Errors
+	// recipeCheck parses the content recipe (WithRecipeCheck); nil skips it.
+	recipeCheck RecipeCheck
 	// value is the JSON model the descriptor was decoded from.
 	value any
 	// typed lists the entries (by field) whose config got the typed
@@ -192,6 +196,7 @@ func underField(f, p string) bool {
 func (v *validator) run() {
 	declOnly := v.mode == ModePublished
 	v.checkKind()
+	v.checkSchemaVersionQuoted()
 	v.checkIconURL()
 	v.checkNames()
 	v.checkCapabilities(declOnly)

@@ -228,9 +228,7 @@ func (v *validator) checkEntryHead(b *block, i int, e blockEntry) bool {
 		return false
 	}
 	if strings.HasPrefix(c.Type, sandboxNamespace) && !slices.Contains(knownTypes, c.Type) {
-		hint, alt := sandboxTypeHint(c.Type)
-		v.suggest(alt).warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts treat it as unknown%s",
-			c.Type, hint)
+		v.unknownSandboxType(e)
 	}
 	if c.Type == TypePrivileged && c.Description == "" {
 		v.warnf(e.f, "privileged-description", "privileged@1/description-says-why",

@@ -16,6 +16,25 @@ var withdrawnTypes = map[string]string{
 	sandboxNamespace + "agent-skills-directory@1": TypeAgentSkills,
 }
 
+// unknownSandboxType reports an entry whose type is in the reserved
+// com.docker.sandbox namespace but not one the specification defines: a
+// misspelling or a version that does not exist. SPEC-v3 §7.3 has a host
+// that does not recognise a required type refuse the Kit by that type's
+// name, and skip an optional one: so it is an error on a required entry
+// (the kit can never be used) and a warning on an optional one or a member
+// of an optional group (it is silently skipped).
+func (v *validator) unknownSandboxType(e blockEntry) {
+	c := e.c
+	hint, alt := sandboxTypeHint(c.Type)
+	if c.Optional || e.group != nil && e.group.Optional {
+		v.suggest(alt).warnf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, so hosts skip this optional entry%s",
+			c.Type, hint)
+		return
+	}
+	v.suggest(alt).errorf(field(e.f, "type"), "unknown-sandbox-type", "", "%s is in the com.docker.sandbox namespace, but the specification defines no such type, and a host refuses a kit that requires a type it does not recognise (SPEC-v3 §7.3)%s",
+		c.Type, hint)
+}
+
 // sandboxTypeHint suggests the well-known type an unknown
 // com.docker.sandbox type means: its replacement when it was withdrawn,
 // the newest version of a type of that name, or the nearest name; alt is

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
+	"gopkg.in/yaml.v3"
 )
 
 var (
@@ -148,6 +149,23 @@ func (v *validator) checkArgs() {
 	}
 }
 
+// checkSchemaVersionQuoted warns of schemaVersion: 3 written unquoted:
+// yaml.v3 decodes the number into the string field as "3", so kitsmith and
+// the reference accept it, but the kit's JSON Schema requires the string,
+// so editors using it (yaml-language-server) and JSON tools refuse the
+// same file: two readers that disagree.
+func (v *validator) checkSchemaVersionQuoted() {
+	if v.k.doc == nil {
+		return
+	}
+	_, n, ok := v.k.doc.find([]string{"schemaVersion"})
+	if !ok || n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Value != "3" {
+		return
+	}
+	v.warnf("schemaVersion", "schema-version-quoted", "SPEC-v3 §4/schema-version-3",
+		`schemaVersion is written 3, a number: kitsmith and the reference decoder read it as the string "3", but the kit's JSON Schema, editors using it and JSON tools refuse a number; write schemaVersion: "3"`)
+}
+
 func (v *validator) checkRecipe() {
 	d := v.d
 	if d.Build != "" && d.Dockerfile != "" {
@@ -256,9 +274,15 @@ func (v *validator) checkSource() {
 		}
 	}
 	if d.Kind == KindWorkload && k.Recipe == nil && len(d.Kits) == 0 && d.Dockerfile == "" && !k.unreadRecipe {
-		v.errorf("kind", "workload-has-content", "SPEC-v3 §3.5/workload-has-content",
-			"workload kit %s has no content: a workload's layers are its root filesystem, so add a build: recipe or a companion %s.dockerfile", k.Stem, k.Stem)
+		if k.nearMissRecipe != "" {
+			v.errorf("kind", "workload-has-content", "SPEC-v3 §3.5/workload-has-content",
+				"workload kit %s has no content: %s is beside it, but a companion recipe is found only by the exact name %s.dockerfile; rename it", k.Stem, k.nearMissRecipe, k.Stem)
+		} else {
+			v.errorf("kind", "workload-has-content", "SPEC-v3 §3.5/workload-has-content",
+				"workload kit %s has no content: a workload's layers are its root filesystem, so add a build: recipe or a companion %s.dockerfile", k.Stem, k.Stem)
+		}
 	}
+	v.checkNearMissRecipe()
 	if r := k.Recipe; r != nil {
 		first, _, _ := strings.Cut(strings.TrimSpace(string(r.Text)), "\n")
 		if strings.HasPrefix(first, "# syntax=") && (strings.Contains(first, "sandbox-kit") || strings.Contains(first, "sbx-kit") || strings.Contains(first, "runtime-kit")) {
@@ -269,6 +293,7 @@ func (v *validator) checkSource() {
 			v.semantic.add(false, &Error{Range: Range{Start: r.Pos(1, 1)}, Field: f, Code: "recipe-syntax",
 				Msg: "the content recipe names the kit frontend in its # syntax= line; a recipe is an ordinary Dockerfile, so remove that line or name a Dockerfile frontend"})
 		}
+		v.checkRecipeParses(r)
 	}
 	for _, e := range d.Entries() {
 		if e.Type != TypeAgentContext || e.Config == nil {

@@ -15,7 +15,8 @@ var _ sign.ReferrerStore = (*Store)(nil)
 
 // Store is an in-memory sign.ReferrerStore. Like go-containerregistry's
 // test registry, it reports each referrer's artifactType as its config's
-// media type, so that code trusting the listed artifactType fails with it.
+// media type, so that code trusting the listed artifactType fails with it,
+// and its manifest's annotations, as the referrers API lists them.
 type Store struct {
 	mu        sync.Mutex
 	referrers map[v1.Hash][]v1.Descriptor
@@ -65,6 +66,7 @@ func (s *Store) PushReferrer(_ context.Context, subject v1.Descriptor, m v1.Imag
 		return v1.Descriptor{}, err
 	}
 	d.ArtifactType = string(man.Config.MediaType)
+	d.Annotations = man.Annotations
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.Pushes++

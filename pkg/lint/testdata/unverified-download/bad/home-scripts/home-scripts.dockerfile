@@ -1,0 +1,2 @@
+FROM scratch AS content
+COPY setup.sh /home/agent/.local/bin/setup.sh
