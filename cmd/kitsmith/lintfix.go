@@ -221,12 +221,16 @@ func describeFixes(w io.Writer, res *lint.FixResult, dry bool) {
 
 // report formats a lint result with the given source texts.
 func (o *lintOptions) report(out io.Writer, res *lint.Result, sources map[string][]byte) error {
-	fm, err := o.formatter(diag.Sources(sources))
+	fo := o.formatOptions(out, diag.Sources(sources))
+	fm, err := o.formatter(fo)
 	if err != nil {
 		return err
 	}
 	if err := fm.Format(out, res); err != nil {
 		return asUsage(fmt.Errorf("writing the report: %w", err), "")
+	}
+	if err := o.writeExtras(res, fo, o.env); err != nil {
+		return err
 	}
 	if res.Fails(o.fail) {
 		return errFindings
