@@ -100,7 +100,7 @@ func (f *lintReportFlags) writeExtras(res *lint.Result, o format.Options, e env)
 		if err := (&format.SARIF{ToolVersion: o.ToolVersion, BaseDir: o.BaseDir, Sources: o.Sources}).Format(&b, res); err != nil {
 			return usageErrorf("--sarif-file: %w", err)
 		}
-		if err := writeFileAtomic(f.sarifFile, b.Bytes()); err != nil {
+		if err := writeFileAtomic(f.sarifFile, b.Bytes(), 0o644); err != nil {
 			return usageErrorf("--sarif-file: %w", err)
 		}
 	}
