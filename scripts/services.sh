@@ -266,6 +266,7 @@ case ${1:-} in
     if want_base; then take_lock "$RUN/.lock"; base_stop; fi
     ;;
   env)
+    tool_env
     if want_base; then base_env; fi
     if want_sig; then sig_env; fi
     ;;

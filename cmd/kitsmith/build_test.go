@@ -54,7 +54,7 @@ func TestBuildProgress(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"[kitsmith] publish the descriptor of decl-mixin", "[kitsmith] check the kit image against SPEC-v3", "DONE"} {
+	for _, want := range []string{"[kitsmith] stage the descriptor of decl-mixin", "[kitsmith] check the kit image against SPEC-v3", "DONE"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("plain progress lacks %q:\n%s", want, stderr)
 		}

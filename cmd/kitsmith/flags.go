@@ -50,20 +50,44 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/containerd/platforms"
 	"github.com/spf13/cobra"
 
+	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 )
 
 // registryFlags is the flag group of commands that read or write registries.
 type registryFlags struct {
 	insecure bool
+	// cmd is the command the flags belong to: its stderr gets the notice
+	// of a registry that is slow to answer.
+	cmd *cobra.Command
+}
+
+// slowRegistryAfter is how long a registry read waits before saying so.
+const slowRegistryAfter = 2 * time.Second
+
+// waiting prints, once an open or head of ref has taken slowRegistryAfter,
+// that kitsmith is still waiting and what it tries; the returned function
+// ends the wait. Local references (oci:, oci-archive:) say nothing.
+func (r *registryFlags) waiting(ref string) (done func()) {
+	if r.cmd == nil || strings.HasPrefix(ref, "oci:") || strings.HasPrefix(ref, "oci-archive:") {
+		return func() {}
+	}
+	w := r.cmd.ErrOrStderr()
+	t := time.AfterFunc(slowRegistryAfter, func() {
+		fmt.Fprintf(w, "kitsmith: waiting for the registry of %s: no answer after %s over HTTPS (a loopback registry is tried over plain HTTP next; each try gives up after its timeout)\n",
+			textsafe.Inline(ref), slowRegistryAfter)
+	})
+	return func() { t.Stop() }
 }
 
 // AddFlags registers --insecure-registry on cmd.
 func (r *registryFlags) AddFlags(cmd *cobra.Command) {
+	r.cmd = cmd
 	cmd.Flags().BoolVar(&r.insecure, "insecure-registry", false,
 		"bypass: reach a non-loopback registry over plain HTTP or unverified TLS (loopback registries use HTTP anyway)")
 }
@@ -82,7 +106,9 @@ func (r *registryFlags) open(ctx context.Context, ref string) (*artifact.Artifac
 	if hint := localRefHint(ref); hint != "" {
 		return nil, &usageError{err: fmt.Errorf("%s is read as a registry reference (on Docker Hub), but it is a local path", ref), hint: hint}
 	}
+	done := r.waiting(ref)
 	a, err := artifact.Open(ctx, ref, r.artifactOptions()...)
+	done()
 	if err != nil {
 		return nil, asUsage(err, registryRefHint(ref, err)) // not a local path: checked above
 	}
@@ -97,7 +123,9 @@ func (r *registryFlags) head(ctx context.Context, ref string) (v1.Descriptor, ar
 	if err != nil {
 		return v1.Descriptor{}, nil, asUsage(err, openHint(err))
 	}
+	done := r.waiting(ref)
 	kit, err := t.Head(ctx)
+	done()
 	if err != nil {
 		return v1.Descriptor{}, nil, asUsage(err, refHint(ref, err))
 	}

@@ -24,6 +24,8 @@ import (
 // lintOptions are the flags and arguments of kitsmith lint.
 type lintOptions struct {
 	formatFlag
+	lintReportFlags
+	env       env
 	failLevel string
 	config    string
 	enable    []string
@@ -38,7 +40,7 @@ type lintOptions struct {
 }
 
 func newLintCmd(ro *rootOptions) *cobra.Command {
-	o := &lintOptions{formatFlag: newFormatFlag(lintFormats()...)}
+	o := &lintOptions{formatFlag: newFormatFlag(lintFormats()...), env: ro.env}
 	cmd := &cobra.Command{
 		Use:   "lint [flags] PATH...",
 		Short: "Find the pitfalls that make a kit fail silently in a sandbox",
@@ -69,12 +71,20 @@ Safe fixes keep the kit's meaning and never widen its permission surface;
 the changes as a unified diff and writes nothing. Only files inside the kit
 are written.
 
+
+SARIF (--format sarif, --sarif-file) lists silenced findings as suppressed,
+with the reason as justification. Its URIs are relative to the repository
+root (uriBaseId %SRCROOT%, resolved in originalUriBaseIds) whatever the
+working directory: the git repository root above it, or --sarif-base DIR.
+In GitHub Actions, lint also writes a job summary (GITHUB_STEP_SUMMARY).
+
 Exit status: 0 nothing at or above --fail-level, 1 findings at or above it
 (with --diff: 1 when a fix would change a file), 2 usage, configuration or
 I/O error.`,
 		Example: `  kitsmith lint kits/inside
   kitsmith lint --recursive --fail-level warning .
   kitsmith lint --format sarif --recursive . > kitsmith.sarif
+  kitsmith lint --recursive --sarif-file kitsmith.sarif .   # text on stdout, SARIF in the file
   kitsmith lint --format github --recursive .
   kitsmith lint --disable port-trust-boundary kits/outside
   kitsmith lint --files kits/inside/README.md   # as the pre-commit hook runs it
@@ -109,6 +119,7 @@ I/O error.`,
 // AddFlags registers the lint flags and their completions on cmd.
 func (o *lintOptions) AddFlags(cmd *cobra.Command) {
 	o.formatFlag.AddFlags(cmd)
+	o.lintReportFlags.AddFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.failLevel, "fail-level", "error", "lowest severity that makes lint exit 1: error, warning or info")
 	f.StringVar(&o.config, "config", "", "configuration file (default: .kitsmith.yaml found upward from each kit)")
@@ -148,6 +159,9 @@ func (o *lintOptions) validate(args []string) error {
 	}
 	o.fail = sev
 	if err := o.formatFlag.validate(); err != nil {
+		return err
+	}
+	if err := o.lintReportFlags.validate(); err != nil {
 		return err
 	}
 	if o.files && o.recursive {
@@ -221,9 +235,14 @@ func (o *lintOptions) run(ctx context.Context, out, errOut io.Writer) error {
 	return o.report(out, res, src)
 }
 
-// formatter returns the --format formatter, rendering excerpts from src.
-func (o *lintOptions) formatter(src diag.Sources) (format.Formatter, error) {
-	fm, err := format.ByName(o.format, format.Options{Sources: src, ToolVersion: version.Get().Version, BaseDir: workingDir()})
+// formatOptions are the formatter options for the report written to out.
+func (o *lintOptions) formatOptions(out io.Writer, src diag.Sources) format.Options {
+	return format.Options{Sources: src, ToolVersion: version.Get().Version, BaseDir: o.base(), Color: o.useColor(out, o.env)}
+}
+
+// formatter returns the --format formatter for fo.
+func (o *lintOptions) formatter(fo format.Options) (format.Formatter, error) {
+	fm, err := format.ByName(o.format, fo)
 	if err != nil {
 		return nil, usageErrorf("--format: %v", err)
 	}
@@ -323,13 +342,4 @@ func (o *lintOptions) kitPaths(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("no kit found under %s", strings.Join(o.paths, ", "))
 	}
 	return out, nil
-}
-
-// workingDir is the directory SARIF URIs are relative to; "" if unknown.
-func workingDir() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	return wd
 }

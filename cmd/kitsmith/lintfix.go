@@ -146,29 +146,13 @@ func insideKit(file string, dirs []string) bool {
 	return false
 }
 
-// writeKeepingMode replaces file with b atomically: a temporary file
-// beside it, given the file's mode, renamed into place.
+// writeKeepingMode replaces file with b atomically, keeping its mode.
 func writeKeepingMode(file string, b []byte) error {
 	fi, err := os.Stat(file)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", file, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".fix-")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), fi.Mode().Perm())
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := writeFileAtomic(file, b, fi.Mode().Perm()); err != nil {
 		return fmt.Errorf("writing %s: %w", file, err)
 	}
 	return nil
@@ -221,12 +205,16 @@ func describeFixes(w io.Writer, res *lint.FixResult, dry bool) {
 
 // report formats a lint result with the given source texts.
 func (o *lintOptions) report(out io.Writer, res *lint.Result, sources map[string][]byte) error {
-	fm, err := o.formatter(diag.Sources(sources))
+	fo := o.formatOptions(out, diag.Sources(sources))
+	fm, err := o.formatter(fo)
 	if err != nil {
 		return err
 	}
 	if err := fm.Format(out, res); err != nil {
 		return asUsage(fmt.Errorf("writing the report: %w", err), "")
+	}
+	if err := o.writeExtras(res, fo, o.env); err != nil {
+		return err
 	}
 	if res.Fails(o.fail) {
 		return errFindings

@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -47,12 +47,13 @@ func writeMetadataFile(file string, m build.Metadata) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(file, append(b, '\n'))
+	return writeFileAtomic(file, append(b, '\n'), 0o644)
 }
 
 // writeFileAtomic writes b to file through a temporary file beside it,
-// renamed into place (mode 0644).
-func writeFileAtomic(file string, b []byte) error {
+// given mode and renamed into place; on failure the temporary file is
+// removed and file is left as it was.
+func writeFileAtomic(file string, b []byte, mode fs.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-")
 	if err != nil {
 		return err
@@ -62,14 +63,13 @@ func writeFileAtomic(file string, b []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
+		err = os.Chmod(tmp.Name(), mode)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), file)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", file, err)
 	}
-	return nil
+	return err
 }

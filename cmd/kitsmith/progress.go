@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/moby/buildkit/client"
@@ -22,6 +23,9 @@ import (
 func (p *progressFlag) start(ctx context.Context, w io.Writer, events <-chan progress.Event) (wait func(), err error) {
 	disp, err := progressui.NewDisplay(w, progressui.DisplayMode(p.mode))
 	if err != nil {
+		if p.mode == "tty" {
+			return nil, &usageError{err: fmt.Errorf("--progress tty: %v", err), hint: "stderr is not a terminal here: use --progress plain (or auto, which picks plain when there is no terminal)."}
+		}
 		return nil, usageErrorf("--progress %s: %v", p.mode, err)
 	}
 	statuses := make(chan *client.SolveStatus)

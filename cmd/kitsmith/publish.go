@@ -279,7 +279,7 @@ func (o *publishOptions) report(e env, out io.Writer, res *publish.Result) error
 		if err := publish.WriteMetadata(&b, res); err != nil {
 			return usageErrorf("--metadata-file: %w", err)
 		}
-		if err := writeFileAtomic(o.metadataFile, b.Bytes()); err != nil {
+		if err := writeFileAtomic(o.metadataFile, b.Bytes(), 0o644); err != nil {
 			return usageErrorf("--metadata-file: %w", err)
 		}
 	}

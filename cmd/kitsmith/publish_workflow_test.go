@@ -68,11 +68,13 @@ func exampleProject(t *testing.T, workflow string) string {
 // action (used for lint, publish and verify) with actionlint.
 func TestWorkflowsActionlint(t *testing.T) {
 	bin := actionlint(t)
-	t.Run("release-kits.yml", func(t *testing.T) {
-		if out, ok := runActionlint(t, bin, filepath.Join("..", ".."), ".github/workflows/release-kits.yml"); !ok {
-			t.Errorf("actionlint:\n%s", out)
-		}
-	})
+	for _, wf := range []string{"release-kits.yml", "release.yml"} {
+		t.Run(wf, func(t *testing.T) {
+			if out, ok := runActionlint(t, bin, filepath.Join("..", ".."), ".github/workflows/"+wf); !ok {
+				t.Errorf("actionlint:\n%s", out)
+			}
+		})
+	}
 	example, err := os.ReadFile(filepath.Join("testdata", "workflows", "uses-action.yml"))
 	if err != nil {
 		t.Fatal(err)

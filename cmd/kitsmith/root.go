@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kitsmith/kitsmith/internal/textsafe"
+	"github.com/kitsmith/kitsmith/internal/version"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -156,8 +157,18 @@ unreachable or refusing registry too), or interrupted.`,
 		}
 		return &usageError{err: errors.New(msg), hint: helpHint(c)}
 	}
-	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	// --version prints what kitsmith version prints (cobra's own Version
+	// field would print one line only).
+	showVersion := root.Flags().Bool("version", false, "print kitsmith's version, commit, date and Go version")
+	root.RunE = func(c *cobra.Command, _ []string) error {
+		if *showVersion {
+			writeVersion(c.OutOrStdout(), version.Get())
+			return nil
+		}
+		return c.Help()
+	}
 	root.AddCommand(
+		newInitCmd(ro),
 		newValidateCmd(ro),
 		newLintCmd(ro),
 		newBuildCmd(ro),

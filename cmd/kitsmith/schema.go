@@ -108,6 +108,18 @@ func findSchema(files []string, name string) (string, error) {
 			return f, nil
 		}
 	}
+	// A name without its version: suggest the versions there are
+	// (network-policy → network-policy@1, network-policy@2).
+	var versions []string
+	for _, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), ".schema.json")
+		if stem, _, ok := strings.Cut(base, "@"); ok && (stem == name || strings.HasSuffix(name, "/"+stem)) {
+			versions = append(versions, base)
+		}
+	}
+	if len(versions) > 0 {
+		return "", usageErrorf("no embedded schema named %q; capability schemas carry their version: did you mean %s?", name, strings.Join(versions, " or "))
+	}
 	return "", usageErrorf("no embedded schema named %q; see 'kitsmith schema --list'", name)
 }
 

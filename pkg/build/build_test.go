@@ -224,7 +224,7 @@ func TestEventsClosed(t *testing.T) {
 	}
 	<-done // Build closed the channel
 	want := []string{
-		"[kitsmith] publish the descriptor of decl-mixin",
+		"[kitsmith] stage the descriptor of decl-mixin",
 		"[kitsmith] assemble decl-mixin in-process (declaration-only)",
 		"[kitsmith] check the kit image against SPEC-v3",
 	}

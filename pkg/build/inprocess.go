@@ -76,7 +76,7 @@ func assembleDeclarationOnly(k *spec.Kit, pub *spec.Published, opts *options) (*
 
 // publishKit publishes the descriptor of a kit that is not a set.
 func publishKit(ctx context.Context, p progress.Reporter, k *spec.Kit, opts *options) (*spec.Published, spec.Errors, error) {
-	done := p.Step(ctx, "publish", "[kitsmith] publish the descriptor of "+k.Stem)
+	done := p.Step(ctx, "publish", "[kitsmith] stage the descriptor of "+k.Stem)
 	pub, rep := k.Publish(opts.BuildArgs)
 	if pub == nil || !rep.OK() {
 		err := &DescriptorError{Kit: k.Path, Report: rep}

@@ -211,4 +211,7 @@ type Finding struct {
 	Fixes []Fix
 	// Kit is the display path of the kit's descriptor.
 	Kit string
+	// Justification is the reason of the kitsmith:ignore comment that
+	// silenced the finding (Result.Suppressed); empty for one that stands.
+	Justification string
 }

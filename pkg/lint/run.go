@@ -180,6 +180,11 @@ type Result struct {
 	// for reports that describe them (SARIF). spec/<code> rules are not
 	// listed; SpecRule describes them.
 	Rules []*Rule
+	// Suppressed are the findings an inline kitsmith:ignore comment
+	// silenced, sorted like Findings, each with its Justification. Reports
+	// that can mark a finding suppressed (SARIF) list them; Count and Fails
+	// ignore them. Findings of disabled rules are not here: they never ran.
+	Suppressed []*Finding
 }
 
 // Count returns the number of findings of severity sev.
@@ -215,6 +220,7 @@ func Merge(results ...*Result) *Result {
 		}
 		out.Kits = append(out.Kits, r.Kits...)
 		out.Findings = append(out.Findings, r.Findings...)
+		out.Suppressed = append(out.Suppressed, r.Suppressed...)
 		for _, rule := range r.Rules {
 			if !seen[rule.ID] {
 				seen[rule.ID] = true
@@ -223,6 +229,7 @@ func Merge(results ...*Result) *Result {
 		}
 	}
 	sortFindings(out.Findings)
+	sortFindings(out.Suppressed)
 	sort.Slice(out.Rules, func(i, j int) bool { return out.Rules[i].ID < out.Rules[j].ID })
 	return out
 }
@@ -260,15 +267,19 @@ func run(ctx context.Context, kits []*spec.Kit, o *options) (*Result, error) {
 			continue
 		}
 		res.Kits = append(res.Kits, k.Path)
-		res.Findings = append(res.Findings, lintKit(k, o, res.Rules)...)
+		found, suppressed := lintKit(k, o, res.Rules)
+		res.Findings = append(res.Findings, found...)
+		res.Suppressed = append(res.Suppressed, suppressed...)
 	}
 	sortFindings(res.Findings)
+	sortFindings(res.Suppressed)
 	return res, nil
 }
 
 // lintKit validates k, runs the rules and applies configuration and
-// suppressions.
-func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
+// suppressions: it returns the findings that stand and those a suppression
+// silenced.
+func lintKit(k *spec.Kit, o *options, rules []*Rule) (found, suppressed []*Finding) {
 	var in *Input
 	if k.Descriptor != nil {
 		in = NewInput(k)
@@ -306,17 +317,22 @@ func lintKit(k *spec.Kit, o *options, rules []*Rule) []*Finding {
 		for _, s := range sups {
 			if s.valid() && s.covers(f.RuleID, f.Range.Start) {
 				s.used[f.RuleID] = true
+				if !silenced {
+					f.Justification = s.reason
+				}
 				silenced = true
 			}
 		}
-		if !silenced {
+		if silenced {
+			suppressed = append(suppressed, f)
+		} else {
 			out = append(out, f)
 		}
 	}
 	for _, s := range sups {
 		out = append(out, suppressionFindings(s, k, o)...)
 	}
-	return out
+	return out, suppressed
 }
 
 // specFindings reports the kit's specification errors and warnings, with

@@ -14,6 +14,9 @@
 #     cosign@v3.1.3/cosign
 #     actionlint@v1.7.12/actionlint
 #     yaml-language-server@1.15.0/node_modules/.bin/yaml-language-server  (npm)
+#     goreleaser@v2.15.1/goreleaser       (release builds: .goreleaser.yaml)
+#     syft@v1.57.1/syft                   (SPDX SBOMs of release archives)
+#     sarif-multitool@5.7.0/              (npm @microsoft/sarif-multitool)
 #
 # Each is built with `go install PKG@VERSION` outside kitsmith's module
 # (its own go.mod decides its dependencies), except buildkit, built inside
@@ -35,7 +38,10 @@ CT_VERSION=v0.1.1
 COSIGN_VERSION=v3.1.3
 ACTIONLINT_VERSION=v1.7.12
 YAMLLS_VERSION=1.15.0 # yaml-language-server, for the editor-schema tests (npm)
-PROGRESS_EVERY=30     # seconds between "still building" lines
+GORELEASER_VERSION=v2.15.1 # v2.18.2 and newer need a newer Go
+SYFT_VERSION=v1.57.1
+SARIF_MULTITOOL_VERSION=5.7.0
+PROGRESS_EVERY=30 # seconds between "still building" lines
 
 BK_DIR=$TOOLS_CACHE/buildkit@$BK_VERSION
 REG_BIN=$TOOLS_CACHE/distribution@$REG_VERSION/registry
@@ -47,6 +53,13 @@ COSIGN_BIN=$TOOLS_CACHE/cosign@$COSIGN_VERSION/cosign
 ACTIONLINT_BIN=$TOOLS_CACHE/actionlint@$ACTIONLINT_VERSION/actionlint
 YAMLLS_DIR=$TOOLS_CACHE/yaml-language-server@$YAMLLS_VERSION
 YAMLLS_BIN=$YAMLLS_DIR/node_modules/.bin/yaml-language-server
+GORELEASER_BIN=$TOOLS_CACHE/goreleaser@$GORELEASER_VERSION/goreleaser
+SYFT_BIN=$TOOLS_CACHE/syft@$SYFT_VERSION/syft
+SARIF_MULTITOOL_DIR=$TOOLS_CACHE/sarif-multitool@$SARIF_MULTITOOL_VERSION
+# The native binary, not the npm bin.js wrapper (which runs its arguments
+# through a shell, so a ';' in --rule-kind "Gh;Sarif" splits the command).
+case $(uname -s) in Darwin) SARIF_MULTITOOL_OS=darwin ;; *) SARIF_MULTITOOL_OS=linux ;; esac
+SARIF_MULTITOOL_BIN=$SARIF_MULTITOOL_DIR/node_modules/@microsoft/sarif-multitool-$SARIF_MULTITOOL_OS/Sarif.Multitool
 
 # name|module|package|binary path|usual cold build time on 2 cores|GOTOOLCHAIN
 GO_TOOLS=(
@@ -57,6 +70,8 @@ GO_TOOLS=(
   "tesseract|github.com/transparency-dev/tesseract|github.com/transparency-dev/tesseract/cmd/tesseract/posix|$CT_BIN|30-90 s|"
   "cosign|github.com/sigstore/cosign/v3|github.com/sigstore/cosign/v3/cmd/cosign|$COSIGN_BIN|4-6 min|"
   "actionlint|github.com/rhysd/actionlint|github.com/rhysd/actionlint/cmd/actionlint|$ACTIONLINT_BIN|under 1 min|"
+  "goreleaser|github.com/goreleaser/goreleaser/v2|github.com/goreleaser/goreleaser/v2|$GORELEASER_BIN|830 s measured on 2 cores under heavy load|"
+  "syft|github.com/anchore/syft|github.com/anchore/syft/cmd/syft|$SYFT_BIN|1279 s measured on 2 cores under heavy load|"
 )
 
 # version of a go-installed tool from its build info
@@ -80,6 +95,8 @@ version_of() { # version_of NAME -> the pinned version of a GO_TOOLS entry
     tesseract) echo "$CT_VERSION" ;;
     cosign) echo "$COSIGN_VERSION" ;;
     actionlint) echo "$ACTIONLINT_VERSION" ;;
+    goreleaser) echo "$GORELEASER_VERSION" ;;
+    syft) echo "$SYFT_VERSION" ;;
   esac
 }
 
@@ -162,6 +179,37 @@ install_buildkit() {
   bk_version_ok || die "buildkit: built binaries do not report $BK_VERSION"
   log "buildkit $BK_VERSION: built ($(elapsed "$t"))"
 }
+
+# The SARIF Multitool (SARIF validation with GitHub's rules) is an npm
+# package carrying a self-contained .NET binary per platform; npm installs it
+# into its version-keyed directory, never into the repository.
+sarif_multitool_ok() {
+  [[ -x $SARIF_MULTITOOL_BIN ]] || return 1
+  [[ $(node -p "require('$SARIF_MULTITOOL_DIR/node_modules/@microsoft/sarif-multitool/package.json').version" 2>/dev/null) == "$SARIF_MULTITOOL_VERSION" ]]
+}
+
+install_sarif_multitool() {
+  if sarif_multitool_ok; then
+    log "sarif-multitool $SARIF_MULTITOOL_VERSION: cached ($SARIF_MULTITOOL_DIR)"
+    return
+  fi
+  command -v npm >/dev/null 2>&1 || die "npm not found: install nodejs and npm (apt) for the SARIF Multitool"
+  local t tmp
+  t=$(now)
+  log "sarif-multitool $SARIF_MULTITOOL_VERSION: npm install @microsoft/sarif-multitool (usually under 1 min) ..."
+  mkdir -p "$TOOLS_CACHE"
+  tmp=$(mktemp -d "$TOOLS_CACHE/.sarif-multitool.XXXXXX")
+  if ! (cd "$tmp" && with_progress sarif-multitool npm install --no-audit --no-fund --loglevel=error \
+    --prefix "$tmp" "@microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION" >/dev/null); then
+    rm -rf "$tmp"
+    die "sarif-multitool: npm install @microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION failed"
+  fi
+  rm -rf "$SARIF_MULTITOOL_DIR"
+  mv "$tmp" "$SARIF_MULTITOOL_DIR"
+  sarif_multitool_ok || die "sarif-multitool: installed package does not report $SARIF_MULTITOOL_VERSION"
+  log "sarif-multitool $SARIF_MULTITOOL_VERSION: installed ($(elapsed "$t"))"
+}
+
 
 # neovim drives the language server test with its built-in LSP client;
 # node and npm run and install yaml-language-server (a machine that has
@@ -250,6 +298,7 @@ install_all() {
   for entry in "${GO_TOOLS[@]}"; do
     install_go_tool "$entry"
   done
+  install_sarif_multitool
   log "install: done ($(elapsed "$t"))"
 }
 
@@ -270,4 +319,13 @@ print_tool_status() {
     v=$(go_tool_version "$bin" "$module" || true)
     printf '  %-17s %s (pinned %s) %s\n' "$name" "${v:-missing}" "$(version_of "$name")" "$bin"
   done
+  if sarif_multitool_ok; then v=$SARIF_MULTITOOL_VERSION; else v=missing; fi
+  printf '  %-17s %s (pinned %s) %s\n' sarif-multitool "$v" "$SARIF_MULTITOOL_VERSION" "$SARIF_MULTITOOL_BIN"
+}
+
+# tool_env: the test variables naming the release and SARIF tools
+tool_env() {
+  printf 'export KITSMITH_TEST_GORELEASER=%q\n' "$GORELEASER_BIN"
+  printf 'export KITSMITH_TEST_SYFT=%q\n' "$SYFT_BIN"
+  printf 'export KITSMITH_TEST_SARIF_MULTITOOL=%q\n' "$SARIF_MULTITOOL_BIN"
 }

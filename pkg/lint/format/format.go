@@ -27,9 +27,12 @@ type Options struct {
 	Sources Sources
 	// ToolVersion is kitsmith's version, for SARIF.
 	ToolVersion string
-	// BaseDir makes SARIF artifact URIs relative to it ("" keeps paths as
-	// they are).
+	// BaseDir is the absolute directory SARIF artifact URIs are relative
+	// to (uriBaseId %SRCROOT%), normally the repository root; "" keeps
+	// paths as they are.
 	BaseDir string
+	// Color colours the text report with terminal escape sequences.
+	Color bool
 }
 
 // Names lists the available formats.
@@ -43,9 +46,11 @@ func Names() []string {
 }
 
 var constructors = map[string]func(Options) Formatter{
-	"text":   func(o Options) Formatter { return &Text{Sources: o.Sources} },
-	"json":   func(Options) Formatter { return JSON{} },
-	"sarif":  func(o Options) Formatter { return &SARIF{ToolVersion: o.ToolVersion, BaseDir: o.BaseDir} },
+	"text": func(o Options) Formatter { return &Text{Sources: o.Sources, Color: o.Color} },
+	"json": func(Options) Formatter { return JSON{} },
+	"sarif": func(o Options) Formatter {
+		return &SARIF{ToolVersion: o.ToolVersion, BaseDir: o.BaseDir, Sources: o.Sources}
+	},
 	"github": func(Options) Formatter { return GitHub{} },
 }
 

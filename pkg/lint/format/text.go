@@ -15,6 +15,38 @@ import (
 type Text struct {
 	// Sources provides the source lines of excerpts; nil omits them.
 	Sources Sources
+	// Color marks up each finding's line with SGR escape sequences: the
+	// position bold, the severity red (error), yellow (warning) or cyan
+	// (info), the rule ID dim. False writes plain text.
+	Color bool
+}
+
+// SGR sequences of the coloured text report.
+const (
+	sgrBold   = "\x1b[1m"
+	sgrDim    = "\x1b[2m"
+	sgrRed    = "\x1b[1;31m"
+	sgrYellow = "\x1b[1;33m"
+	sgrCyan   = "\x1b[1;36m"
+	sgrReset  = "\x1b[0m"
+)
+
+// paint wraps s in an SGR sequence when colour is on.
+func (t *Text) paint(sgr, s string) string {
+	if !t.Color {
+		return s
+	}
+	return sgr + s + sgrReset
+}
+
+func severityColor(s lint.Severity) string {
+	switch s {
+	case lint.SeverityError:
+		return sgrRed
+	case lint.SeverityWarning:
+		return sgrYellow
+	}
+	return sgrCyan
 }
 
 // Format implements Formatter. Control characters in messages, fixes and
@@ -28,7 +60,12 @@ func (t *Text) Format(out io.Writer, r *lint.Result) error {
 		if pos == "" {
 			pos = f.Kit
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s: %s [%s]\n", pos, f.Severity, f.Message, f.RuleID); err != nil {
+		// The escape sequences go around escaped text, past the escaping writer.
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(out, "%s: %s: %s %s\n", t.paint(sgrBold, textsafe.String(pos)), t.paint(severityColor(f.Severity), f.Severity.String()),
+			textsafe.String(f.Message), t.paint(sgrDim, "["+textsafe.String(f.RuleID)+"]")); err != nil {
 			return err
 		}
 		if t.Sources != nil {
