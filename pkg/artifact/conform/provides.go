@@ -9,15 +9,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // Package databases read for derived provides (SPEC-v3 §7.6), as absolute
 // paths in a workload's root filesystem.
 const (
-	DpkgStatusPath   = kitimage.DpkgStatusPath
-	ApkInstalledPath = kitimage.ApkInstalledPath
+	DpkgStatusPath   = "/var/lib/dpkg/status"
+	ApkInstalledPath = "/lib/apk/db/installed"
 )
 
 // maxDatabaseLine bounds one line of a package database: dpkg keeps long
