@@ -57,9 +57,9 @@ const (
 // the platform manifests; their descriptors carry these annotations and the
 // platform unknown/unknown. They are never kit manifests.
 const (
-	AnnotationReferenceType   = kitimage.AnnotationReferenceType
+	AnnotationReferenceType   = "vnd.docker.reference.type"
 	AnnotationReferenceDigest = "vnd.docker.reference.digest"
-	ReferenceTypeAttestation  = kitimage.ReferenceTypeAttestation
+	ReferenceTypeAttestation  = "attestation-manifest"
 )
 
 // derivedOCIKeys are the org.opencontainers.image.* keys a descriptor
