@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
@@ -23,21 +22,11 @@ import (
 // them; distribution v3 ignores them) writes the tag unconditionally, so
 // callers read the tag back to know.
 func (t *registryTarget) TagIf(ctx context.Context, d v1.Descriptor, prev *v1.Hash) error {
-	tag, ok := t.ref.(name.Tag)
-	if !ok {
-		return &DestinationError{Ref: t.ref.String(), Reason: "names a digest, not a tag"}
-	}
 	ctx, cancel := t.opts.operation(ctx)
 	defer cancel()
-	t.mu.Lock()
-	m, ok := t.pushed[d.Digest]
-	t.mu.Unlock()
-	if !ok {
-		pinned := t.repo.Digest(d.Digest.String())
-		var err error
-		if m, err = remote.Get(pinned, t.opts.remoteOptions(ctx)...); err != nil {
-			return fmt.Errorf("tagging %s: reading %s: %w", tag, d.Digest, classifyRegistryError(pinned, err))
-		}
+	tag, m, err := t.taggable(ctx, d)
+	if err != nil {
+		return err
 	}
 	// A session of its own (not the shared pusher's), so that the PUT goes
 	// through the transport that adds the condition.

@@ -208,25 +208,34 @@ func (t *registryTarget) Push(ctx context.Context, a *Artifact) (v1.Descriptor, 
 }
 
 func (t *registryTarget) Tag(ctx context.Context, d v1.Descriptor) error {
-	tag, ok := t.ref.(name.Tag)
-	if !ok {
-		return &DestinationError{Ref: t.ref.String(), Reason: "names a digest, not a tag"}
-	}
 	ctx, cancel := t.opts.operation(ctx)
 	defer cancel()
+	tag, m, err := t.taggable(ctx, d)
+	if err != nil {
+		return err
+	}
+	return t.put(ctx, tag, m)
+}
+
+// taggable returns the target's tag and the manifest of d to point it
+// at: at hand when d was pushed through this target, else read by digest.
+func (t *registryTarget) taggable(ctx context.Context, d v1.Descriptor) (name.Tag, remote.Taggable, error) {
+	tag, ok := t.ref.(name.Tag)
+	if !ok {
+		return name.Tag{}, nil, &DestinationError{Ref: t.ref.String(), Reason: "names a digest, not a tag"}
+	}
 	t.mu.Lock()
 	m, ok := t.pushed[d.Digest]
 	t.mu.Unlock()
 	if ok {
-		// Pushed through this target: the manifest is at hand.
-		return t.put(ctx, tag, m)
+		return tag, m, nil
 	}
 	pinned := t.repo.Digest(d.Digest.String())
-	m, err := remote.Get(pinned, t.opts.remoteOptions(ctx)...)
+	desc, err := remote.Get(pinned, t.opts.remoteOptions(ctx)...)
 	if err != nil {
-		return fmt.Errorf("tagging %s: reading %s: %w", tag, d.Digest, classifyRegistryError(pinned, err))
+		return name.Tag{}, nil, fmt.Errorf("tagging %s: reading %s: %w", tag, d.Digest, classifyRegistryError(pinned, err))
 	}
-	return t.put(ctx, tag, m)
+	return tag, desc, nil
 }
 
 // put points tag at the manifest m, at hand.

@@ -191,21 +191,31 @@ func ruleDoc(id string) (string, bool) {
 	return fmt.Sprintf("**%s** (%s)\n\n%s\n\n%s\n\n**Fix:** %s\n\n[Documentation](%s)", id, r.Severity, r.Summary, r.Rationale, r.Fix, lint.HelpURI(id)), true
 }
 
+// cursor returns the open document at uri with its latest lint snapshot,
+// and the YAML line under pos with pos's byte column in it (a comment
+// descriptor's "# " prefix cut); d is nil for a document not open.
+func (s *server) cursor(uri protocol.DocumentUri, pos protocol.Position) (snap *snapshot, d *document, line string, col int) {
+	path, err := uriPath(uri)
+	if err != nil {
+		return nil, nil, "", 0
+	}
+	snap, d = s.current(path)
+	if d == nil {
+		return nil, nil, "", 0
+	}
+	line, cut := yamlLine(d.text, int(pos.Line))
+	return snap, d, line, byteOffset(d.text, pos) - lineStart(d.text, int(pos.Line)+1) - cut
+}
+
 func markdown(s string) protocol.MarkupContent {
 	return protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: s}
 }
 
 func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	path, err := uriPath(p.TextDocument.URI)
-	if err != nil {
-		return nil, nil
-	}
-	snap, d := s.current(path)
+	snap, d, line, col := s.cursor(p.TextDocument.URI, p.Position)
 	if d == nil {
 		return nil, nil
 	}
-	line, cut := yamlLine(d.text, int(p.Position.Line))
-	col := byteOffset(d.text, p.Position) - lineStart(d.text, int(p.Position.Line)+1) - cut
 	if name, ok := argRefAt(line, col); ok {
 		if snap == nil || snap.kit.Descriptor == nil {
 			return nil, nil
@@ -229,7 +239,7 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 	}
 	if isKey {
 		ctx := contextAt(yamlLines(d.text), int(p.Position.Line))
-		ctx.config = filepath.Base(path) == lint.ConfigFile
+		ctx.config = filepath.Base(d.path) == lint.ConfigFile
 		if desc := idx.keyDescription(ctx, word); desc != "" {
 			return &protocol.Hover{Contents: markdown(fmt.Sprintf("**%s**\n\n%s", word, desc))}, nil
 		}
@@ -263,16 +273,11 @@ var (
 )
 
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	path, err := uriPath(p.TextDocument.URI)
-	if err != nil {
-		return nil, nil
-	}
-	snap, d := s.current(path)
+	snap, d, line, col := s.cursor(p.TextDocument.URI, p.Position)
 	if d == nil {
 		return nil, nil
 	}
-	line, cut := yamlLine(d.text, int(p.Position.Line))
-	col := min(max(byteOffset(d.text, p.Position)-lineStart(d.text, int(p.Position.Line)+1)-cut, 0), len(line))
+	col = min(max(col, 0), len(line))
 	before := line[:col]
 	items := []protocol.CompletionItem{}
 	switch {
@@ -294,7 +299,7 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 	case keyStartRE.MatchString(before):
 		kind := protocol.CompletionItemKindProperty
 		ctx := contextAt(yamlLines(d.text), int(p.Position.Line))
-		ctx.config = filepath.Base(path) == lint.ConfigFile
+		ctx.config = filepath.Base(d.path) == lint.ConfigFile
 		keys := schemaIndexOnce().keys(ctx)
 		for _, k := range sortedKeys(keys) {
 			insert := k + ": "
@@ -305,16 +310,10 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 }
 
 func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
-	path, err := uriPath(p.TextDocument.URI)
-	if err != nil {
-		return nil, nil
-	}
-	snap, d := s.current(path)
+	snap, d, line, col := s.cursor(p.TextDocument.URI, p.Position)
 	if d == nil || snap == nil || snap.kit.Descriptor == nil {
 		return nil, nil
 	}
-	line, cut := yamlLine(d.text, int(p.Position.Line))
-	col := byteOffset(d.text, p.Position) - lineStart(d.text, int(p.Position.Line)+1) - cut
 	name, ok := argRefAt(line, col)
 	if !ok {
 		return nil, nil
