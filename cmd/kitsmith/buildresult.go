@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -22,7 +23,7 @@ func buildError(errOut io.Writer, k *spec.Kit, err error) error {
 		return &exitError{code: exitFindings, err: fmt.Errorf("%s cannot be published (%d error%s); nothing was built", k.Path, len(pe.Report.Errors), plural(len(pe.Report.Errors)))}
 	case errors.As(err, &ce):
 		writeCheckFindings(errOut, ce.Report, false)
-		n := ce.Report.Count(artifact.SeverityFail)
+		n := ce.Report.Count(conform.SeverityFail)
 		return &exitError{code: exitFindings, err: fmt.Errorf("the built kit image fails %d conformance check%s; nothing was written", n, plural(n))}
 	case errors.As(err, &de), errors.Is(err, build.ErrNoSolver):
 		return asUsage(err, "")

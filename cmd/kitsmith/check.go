@@ -10,6 +10,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 )
 
 type checkCmdOptions struct {
@@ -87,7 +88,7 @@ func (o *checkCmdOptions) run(ctx context.Context, out io.Writer, ref string) er
 	if err != nil {
 		return err
 	}
-	rep, err := a.Check(ctx, artifact.WithKitResolver(artifact.RegistryResolver(o.artifactOptions()...)))
+	rep, err := conform.Check(ctx, a, conform.WithKitResolver(artifact.RegistryResolver(o.artifactOptions()...)))
 	if err != nil {
 		return asUsage(fmt.Errorf("checking %s: %w", ref, err), openHint(err))
 	}
@@ -110,7 +111,7 @@ func (o *checkCmdOptions) run(ctx context.Context, out io.Writer, ref string) er
 func writeCheckList(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECK\tSPEC\tASSERTS")
-	for _, c := range artifact.Checks() {
+	for _, c := range conform.Checks() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.ID, c.Spec, c.Summary)
 	}
 	return tw.Flush()

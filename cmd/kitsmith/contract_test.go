@@ -10,11 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kitsmith/kitsmith/internal/version"
+	"github.com/kitsmith/kitsmith/pkg/admission"
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint/format"
 	"github.com/kitsmith/kitsmith/pkg/migrate"
-	"github.com/kitsmith/kitsmith/pkg/sign"
 	"github.com/kitsmith/kitsmith/pkg/sign/signtest"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -31,7 +32,7 @@ func TestJSONFormatVersion(t *testing.T) {
 	if _, stderr, code := runCLI(t, sf.signArgs("--identity-token", signtest.Token(testSigner), sf.refs["layout"])...); code != exitOK {
 		t.Fatalf("sign: exit %d\n%s", code, stderr)
 	}
-	admission := writePolicy(t, t.TempDir(), "policy.yaml", trustedSigners+"ceiling:\n  network:\n    runtime: [example.com]\n")
+	policy := writePolicy(t, t.TempDir(), "policy.yaml", trustedSigners+"ceiling:\n  network:\n    runtime: [example.com]\n")
 	tests := []struct {
 		name string
 		args []string
@@ -42,11 +43,11 @@ func TestJSONFormatVersion(t *testing.T) {
 		{name: "validate", args: []string{"validate", "--format", "json", specTestdata + "/valid/groups"}, want: spec.FormatVersion},
 		{name: "lint", args: []string{"lint", "--format", "json", specTestdata + "/valid/groups"}, want: format.FormatVersion, old: true},
 		{name: "inspect", args: []string{"inspect", "--format", "json", "oci:" + kits.dir + "/tool"}, want: artifact.FormatVersion},
-		{name: "check", args: []string{"check", "--format", "json", "oci:" + kits.dir + "/tool"}, want: 1},
+		{name: "check", args: []string{"check", "--format", "json", "oci:" + kits.dir + "/tool"}, want: conform.FormatVersion},
 		{name: "version", args: []string{"version", "--format", "json"}, want: version.FormatVersion},
 		{name: "migrate", args: []string{"migrate", "--format", "json", v2}, want: migrate.FormatVersion},
-		{name: "verify", args: sf.verifyArgs("--format", "json", "--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, sf.refs["layout"]), want: sign.FormatVersion},
-		{name: "verify --policy", args: sf.verifyArgs("--format", "json", "--policy", admission, sf.refs["layout"]), want: 1},
+		{name: "verify", args: sf.verifyArgs("--format", "json", "--certificate-identity", testSigner, "--certificate-oidc-issuer", testIssuer, sf.refs["layout"]), want: admission.FormatVersion},
+		{name: "verify --policy", args: sf.verifyArgs("--format", "json", "--policy", policy, sf.refs["layout"]), want: admission.FormatVersion},
 		{name: "build metadata", args: []string{"build", "--progress", "quiet", "--metadata-file", meta, buildKits + "/decl-mixin"}, file: meta, want: build.FormatVersion, old: true},
 	}
 	for _, tc := range tests {

@@ -6,16 +6,16 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 )
 
-// writeCheckFindings prints one line per finding (artifact.Finding.String,
+// writeCheckFindings prints one line per finding (conform.Finding.String,
 // the one text rendering of a finding) for check, build, and any command
 // that checks.
 // Skipped checks are printed only when skipped is true.
-func writeCheckFindings(w io.Writer, rep *artifact.Report, skipped bool) {
+func writeCheckFindings(w io.Writer, rep *conform.Report, skipped bool) {
 	for _, f := range rep.Findings {
-		if f.Severity == artifact.SeveritySkip && !skipped {
+		if f.Severity == conform.SeveritySkip && !skipped {
 			continue
 		}
 		fmt.Fprintln(w, f.String())
@@ -23,21 +23,21 @@ func writeCheckFindings(w io.Writer, rep *artifact.Report, skipped bool) {
 }
 
 // writeCheckText prints every finding and a tally.
-func writeCheckText(w io.Writer, rep *artifact.Report) {
+func writeCheckText(w io.Writer, rep *conform.Report) {
 	writeCheckFindings(w, rep, true)
 	verdict := "conforms"
 	if rep.Failed() {
 		verdict = "does not conform"
 	}
-	nf, nw, ns := rep.Count(artifact.SeverityFail), rep.Count(artifact.SeverityWarn), rep.Count(artifact.SeveritySkip)
+	nf, nw, ns := rep.Count(conform.SeverityFail), rep.Count(conform.SeverityWarn), rep.Count(conform.SeveritySkip)
 	fmt.Fprintf(w, "%s: %d platform%s checked (%s): %d failure%s, %d warning%s, %d skipped; %s\n",
 		rep.Reference, len(rep.Platforms), plural(len(rep.Platforms)), strings.Join(rep.Platforms, ", "),
 		nf, plural(nf), nw, plural(nw), ns, verdict)
 }
 
 // writeCheckJSON prints the report as its JSON document
-// (artifact.Report.MarshalJSON: formatVersion, conforms, summary, ...).
-func writeCheckJSON(w io.Writer, rep *artifact.Report) error {
+// (conform.Report.MarshalJSON: formatVersion, conforms, summary, ...).
+func writeCheckJSON(w io.Writer, rep *conform.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)

@@ -115,8 +115,8 @@ func (o *resolveOptions) run(ctx context.Context, out io.Writer, inputs []string
 		opts = append(opts, review.WithoutWorkload())
 	}
 	r, err := review.Resolve(kits, opts...)
-	if errors.Is(err, review.ErrUnknownGroup) {
-		return usageErrorf("%v", err)
+	if ge := (*review.UnknownGroupError)(nil); errors.As(err, &ge) {
+		return usageErrorf("--select-groups %s: %w", ge.Name, review.ErrUnknownGroup)
 	}
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/internal/textsafe"
 	"github.com/kitsmith/kitsmith/internal/version"
+	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // gcPercent is the garbage collector target of a run, unless GOGC is set.
@@ -240,13 +241,31 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer) in
 		if ue.hint != "" {
 			fmt.Fprintln(stderr, ue.hint)
 		}
+		printArgHint(stderr, err)
 		return exitUsage
 	case errors.As(err, &ee):
 		if ee.err != nil {
 			fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(ee.err.Error()))
 		}
+		printArgHint(stderr, err)
 		return ee.code
 	}
 	fmt.Fprintf(stderr, "kitsmith: %s\n", textsafe.String(err.Error()))
+	printArgHint(stderr, err)
 	return exitFindings
+}
+
+// printArgHint names the flag that supplies the value a kit arg lacks
+// (a *spec.ArgValueError, whose text names none): --kit-arg for a
+// create-phase arg, --build-arg for a build-phase one.
+func printArgHint(w io.Writer, err error) {
+	var ae *spec.ArgValueError
+	if !errors.As(err, &ae) {
+		return
+	}
+	flag := "--kit-arg"
+	if ae.Phase == spec.PhaseBuild {
+		flag = "--build-arg"
+	}
+	fmt.Fprintf(w, "Pass it with %s %s=….\n", flag, textsafe.String(ae.Name))
 }

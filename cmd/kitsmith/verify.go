@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/spf13/cobra"
 
@@ -278,7 +277,7 @@ func (o *verifyOptions) run(ctx context.Context, e env, out, errOut io.Writer, r
 	if err != nil {
 		return asUsage(err, openHint(err))
 	}
-	if werr := o.write(out, ref, res.Signatures, res.Ceiling); werr != nil {
+	if werr := o.write(out, ref, res); werr != nil {
 		return &exitError{code: exitUsage, err: werr}
 	}
 	if !res.OK() {
@@ -366,48 +365,18 @@ func (o *verifierFlags) verifier(ctx context.Context, e env) (*sign.Verifier, er
 	return v, nil
 }
 
-// verifyJSON is verify's JSON document.
-type verifyJSON struct {
-	FormatVersion int    `json:"formatVersion"`
-	Reference     string `json:"reference"`
-	// Verified is the verdict, as the exit status says it: a signature
-	// satisfies the policy and the kit stays within its ceiling (if any).
-	Verified   bool             `json:"verified"`
-	Subject    v1.Descriptor    `json:"subject"`
-	Signatures []sign.Signature `json:"signatures"`
-	// Referrers counts the referrers listed, examined, skipped and left
-	// unread.
-	Referrers sign.ReferrerCounts `json:"referrers"`
-	// Ceiling is the permission ceiling's verdict on the verified digest;
-	// absent without a ceiling or without an accepted signature.
-	Ceiling *ceilingJSON `json:"ceiling,omitempty"`
-}
-
-// ceilingJSON is the ceiling's verdict in verify's JSON document.
-type ceilingJSON struct {
-	OK bool `json:"ok"`
-	*review.CeilingResult
-}
-
 // write prints the result, and the ceiling's verdict when there is one,
 // as text or JSON.
-func (o *verifyOptions) write(out io.Writer, ref string, res *sign.Result, ceiling *review.CeilingResult) error {
-	accepted := len(res.Accepted())
+func (o *verifyOptions) write(out io.Writer, ref string, r *admission.Result) error {
+	res, ceiling := r.Signatures, r.Ceiling
 	name := ref
 	if !strings.Contains(ref, res.Subject.Digest.String()) {
 		name = ref + " (" + res.Subject.Digest.String() + ")"
 	}
 	if o.json() {
-		doc := verifyJSON{
-			FormatVersion: sign.FormatVersion, Reference: ref, Verified: accepted > 0 && (ceiling == nil || ceiling.OK()),
-			Subject: res.Subject, Signatures: res.Signatures, Referrers: res.Referrers,
-		}
-		if ceiling != nil {
-			doc.Ceiling = &ceilingJSON{OK: ceiling.OK(), CeilingResult: ceiling}
-		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return enc.Encode(r.Document(ref))
 	}
 	// Identities, reasons and grants come from certificates and the kit:
 	// escaped, so that none can drive the terminal.

@@ -27,14 +27,19 @@ const module = "github.com/kitsmith/kitsmith"
 // reach, and each of those is checked itself. cmd/kitsmith is checked too:
 // the command links the library, never the test services.
 var allow = map[string][]string{
-	"schemas":                   {},
-	"pkg/progress":              {},
-	"pkg/spec":                  {"schemas", "internal/suggest"},
-	"pkg/lint":                  {"pkg/spec", "internal/suggest"},
-	"pkg/lint/format":           {"pkg/lint", "internal/diag", "internal/textsafe"},
-	"pkg/artifact":              {"pkg/spec", "internal/version"},
-	"pkg/artifact/artifacttest": {"pkg/spec", "pkg/artifact"},
-	"pkg/build":                 {"pkg/spec", "pkg/artifact", "pkg/progress", "internal/gitdate", "internal/version"},
+	"schemas":         {},
+	"pkg/progress":    {},
+	"pkg/spec":        {"schemas", "internal/suggest"},
+	"pkg/lint":        {"pkg/spec", "internal/suggest"},
+	"pkg/lint/format": {"pkg/lint", "internal/diag", "internal/textsafe"},
+	"pkg/artifact":    {"pkg/spec", "pkg/artifact/internal/kitimage", "internal/version"},
+	// The kit image as artifact reads it and conform judges it (manifests,
+	// layer filesystem, memory budget), internal to pkg/artifact.
+	"pkg/artifact/internal/kitimage": {"pkg/spec"},
+	// The conformance checks (kitsmith check) over an opened artifact.
+	"pkg/artifact/conform":      {"pkg/spec", "pkg/artifact", "pkg/artifact/internal/kitimage"},
+	"pkg/artifact/artifacttest": {"pkg/spec", "pkg/artifact", "pkg/artifact/conform"},
+	"pkg/build":                 {"pkg/spec", "pkg/artifact", "pkg/artifact/conform", "pkg/progress", "internal/gitdate", "internal/version"},
 	"pkg/sign":                  {"pkg/progress", "pkg/sign/signer"},
 	"pkg/sign/signer":           {},
 	"pkg/sign/signtest":         {"pkg/sign"},
@@ -44,11 +49,11 @@ var allow = map[string][]string{
 	// The admission check of verify --policy: signatures (sign) and the
 	// permission ceiling (review) of a published kit (artifact).
 	"pkg/admission": {"pkg/artifact", "pkg/sign", "pkg/review"},
-	"pkg/publish": {"pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/sign", "pkg/progress", "pkg/review",
+	"pkg/publish": {"pkg/spec", "pkg/lint", "pkg/build", "pkg/artifact", "pkg/artifact/conform", "pkg/sign", "pkg/progress", "pkg/review",
 		"internal/version"},
 	// kitsmith test: composes, runs the hooks and judges their egress.
 	"pkg/emulator": {"pkg/spec", "pkg/artifact", "pkg/build", "pkg/review", "internal/shimproto", "internal/textsafe"},
-	"cmd/kitsmith": {"schemas", "pkg/spec", "pkg/lint", "pkg/lint/format", "pkg/artifact", "pkg/build", "pkg/sign",
+	"cmd/kitsmith": {"schemas", "pkg/spec", "pkg/lint", "pkg/lint/format", "pkg/artifact", "pkg/artifact/conform", "pkg/build", "pkg/sign",
 		"pkg/review", "pkg/migrate", "pkg/progress", "pkg/publish", "pkg/admission", "pkg/emulator", "internal/shim", "pkg/lsp",
 		"internal/diag", "internal/textsafe", "internal/version"},
 	"internal/archtest": {},

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -215,4 +218,16 @@ func ValidCreated(s string) bool {
 	// so the time of day is judged by the pattern alone.
 	_, err := time.Parse("2006-01-02", m[1]+"-"+m[2]+"-"+m[3])
 	return err == nil
+}
+
+// IsAttestation reports whether the index entry d is an attestation
+// manifest (BuildKit's provenance or SBOM) rather than a platform image:
+// its descriptor carries vnd.docker.reference.type "attestation-manifest"
+// (AnnotationReferenceType, ReferenceTypeAttestation), the marker BuildKit
+// writes and containerd, buildx and sbx read. It is the one rule build,
+// check, inspect and sign --recursive apply. The platform unknown/unknown
+// BuildKit gives attestations is not enough on its own: an entry with that
+// platform and no marker is not an attestation, and Check reports it.
+func IsAttestation(d v1.Descriptor) bool {
+	return kitimage.IsAttestation(d)
 }

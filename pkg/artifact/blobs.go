@@ -9,6 +9,8 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 )
 
 // blob is one piece of content to write: its descriptor and how to read it.
@@ -113,7 +115,7 @@ func (w *blobWalk) index(idx v1.ImageIndex) error {
 				return err
 			}
 		default:
-			return fmt.Errorf("%w: index entry %s is %s, neither an image index nor an image manifest", ErrUnsupportedMediaType, d.Digest, mediaTypeOrNone(d.MediaType))
+			return fmt.Errorf("%w: index entry %s is %s, neither an image index nor an image manifest", ErrUnsupportedMediaType, d.Digest, kitimage.MediaTypeOrNone(d.MediaType))
 		}
 	}
 	raw, err := idx.RawManifest()
@@ -179,7 +181,7 @@ func copyBlob(ctx context.Context, w io.Writer, b blob) error {
 	}
 	defer rc.Close()
 	vr := newVerifyingReader(rc, b.desc.Digest, b.desc.Size)
-	n, err := io.Copy(w, ctxReader{ctx, vr})
+	n, err := io.Copy(w, kitimage.NewCtxReader(ctx, vr))
 	if err != nil {
 		return fmt.Errorf("copying blob %s: %w", b.desc.Digest, err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 )
 
 // generatedLayer is a gzip layer whose tar gen writes anew each time
@@ -116,7 +117,7 @@ func captureBomb(t testing.TB, layers, files, size int) *at.Kit {
 func TestMemoryBudget(t *testing.T) {
 	ctx := context.Background()
 	t.Run("link bomb", func(t *testing.T) {
-		rep, err := linkBomb(t, 20, 1<<19).Artifact(t).Check(ctx)
+		rep, err := conform.Check(ctx, linkBomb(t, 20, 1<<19).Artifact(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,9 @@
 // Package artifact is kitsmith's one OCI layer: it reads and writes kit
-// images and their referrers, and judges kit images against the v3
-// specification's artifact rules, as the specification's conformance kit
-// (kit-tck validate) does.
+// images and their referrers, and holds the kit image model (annotations,
+// staged sources, attestation manifests). The conformance checks that
+// judge a kit image against the v3 specification's artifact rules, as the
+// specification's conformance kit (kit-tck validate) does, are in
+// package conform (pkg/artifact/conform).
 //
 // One reference grammar (ParseReference, Ref) serves reading and writing:
 // "oci:DIR[:tag]", "oci-archive:FILE[:tag]" and REGISTRY/REPO[:tag|@digest].
@@ -28,15 +30,12 @@
 // Inspect reports what a consumer sees: digests, media types, platforms,
 // annotations (falling back from the index to a platform manifest, SPEC-v3
 // §9.3), the decoded descriptor, its capabilities and permission surface,
-// and the sources staged under /usr/share/sandbox/kit. Check judges every
-// platform manifest and the index with the twenty kit-tck artifact checks,
-// under the same check ids, plus kitsmith's own oci-media-types check, and
-// returns a Report of Findings that say what is wrong, how it happened and
-// how to fix it.
+// and the sources staged under /usr/share/sandbox/kit. A KitResolver
+// (RegistryResolver, or an artifact's own Resolver) opens the kits a
+// merged set lists, for conform's merged-set check.
 //
 // The package also holds what a builder needs to produce a conforming
-// image: the annotation keys and Annotations (SPEC-v3 §7.2–7.3), and
-// DerivedProvides with IntersectProvides (§7.6).
+// image: the annotation keys and Annotations (SPEC-v3 §7.2–7.3).
 //
 // Every read is bounded: manifests (also while a registry sends them),
 // configs and the few files a check reads from the layers are capped,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -25,9 +26,9 @@ var (
 	ErrTooLarge = spec.ErrTooLarge
 	// ErrDigestMismatch reports content that does not match its digest
 	// or size.
-	ErrDigestMismatch = errors.New("content does not match its digest")
+	ErrDigestMismatch = kitimage.ErrDigestMismatch
 	// ErrMalformed reports a manifest or index that does not parse.
-	ErrMalformed = errors.New("malformed")
+	ErrMalformed = kitimage.ErrMalformed
 	// ErrUnsupportedMediaType reports a manifest that is neither an image
 	// index nor an image manifest (a Docker schema 1 manifest, an
 	// artifact manifest).

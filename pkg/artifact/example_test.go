@@ -39,45 +39,6 @@ func ExampleAnnotations() {
 	// org.opencontainers.image.created: 1970-01-01T00:00:00Z
 }
 
-func ExampleDerivedProvides() {
-	amd64 := artifact.DerivedProvides([]byte("Package: bash\nStatus: install ok installed\nVersion: 5.2.15-2+b2\n\n"+
-		"Package: libc6\nStatus: install ok installed\nVersion: 2.36-9+deb12u4\n"), nil)
-	arm64 := artifact.DerivedProvides([]byte("Package: bash\nStatus: install ok installed\nVersion: 5.2.15-2+b2\n\n"+
-		"Package: libc6\nStatus: install ok installed\nVersion: 2.36-9+deb12u7~rc1\n"), nil)
-	fmt.Println(amd64)
-	fmt.Println(artifact.IntersectProvides(amd64, arm64))
-	// Output:
-	// [deb/bash@5.2.15 deb/libc6@2.36]
-	// [deb/bash@5.2.15 deb/libc6@2.36]
-}
-
-func ExamplePackageVersion() {
-	for _, v := range []string{"1:2.5.2-3+dhi1", "9.20.26-1~deb13u1", "1.36.1-r15", "2.0~rc1-1"} {
-		fmt.Printf("%q → %q\n", v, artifact.PackageVersion(v))
-	}
-	// Output:
-	// "1:2.5.2-3+dhi1" → "2.5.2"
-	// "9.20.26-1~deb13u1" → "9.20.26"
-	// "1.36.1-r15" → "1.36.1"
-	// "2.0~rc1-1" → ""
-}
-
-func ExampleArtifact_Check() {
-	// An image with no annotations and no layers is not a kit.
-	rep, err := artifact.FromImage(empty.Image).Check(context.Background())
-	if err != nil {
-		panic(err)
-	}
-	for _, f := range rep.Findings {
-		fmt.Printf("%s %s (%s)\n", f.Severity, f.Check, f.Spec)
-	}
-	fmt.Println("failed:", rep.Failed())
-	// Output:
-	// fail oci-media-types (SPEC-v3 §10)
-	// fail descriptor-annotation (SPEC-v3 §9.3)
-	// failed: true
-}
-
 func ExampleParseReference() {
 	for _, s := range []string{"oci:out/gh:1.2.0", "oci-archive:dist/gh.tar", "registry.example/kits/gh:1.2.0"} {
 		r, err := artifact.ParseReference(s)

@@ -1,58 +1,10 @@
 package artifact
 
 import (
-	"bytes"
-	"compress/gzip"
-	"context"
 	"errors"
 	"strings"
 	"testing"
-
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/partial"
-	"github.com/google/go-containerregistry/pkg/v1/static"
-	"github.com/google/go-containerregistry/pkg/v1/types"
 )
-
-// FuzzLayerFS feeds arbitrary bytes to the layer reader: it must return an
-// error or a filesystem, never panic or loop.
-func FuzzLayerFS(f *testing.F) {
-	f.Add(tarBytes(f, dir("home/", 0), file("home/.wh..wh..opq", ""), symlink("home/a", "../../../b"), file("etc/passwd", "root")))
-	f.Add(tarBytes(f, symlink("a", "b"), symlink("b", "a"), file(".wh.a", "")))
-	f.Add([]byte("not a tar"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		fs := newLayerFS(wantedFile, nil)
-		if err := fs.apply(context.Background(), bytes.NewReader(b), 0); err != nil {
-			return
-		}
-		fs.danglingLinks()
-		_ = fs.stems()
-		_ = fs.lookup("/etc/passwd", true)
-	})
-}
-
-// FuzzPackageVersion checks that a derived version is empty or a
-// dotted-numeric core of at most three parts.
-func FuzzPackageVersion(f *testing.F) {
-	for _, s := range []string{"1:2.5.2-3+dhi1", "9.20.26-1~deb13u1", "1.36.1-r15", "2.0~rc1-1", "", "-", ":"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		v := PackageVersion(raw)
-		if v == "" {
-			return
-		}
-		parts := strings.Split(v, ".")
-		if len(parts) > 3 {
-			t.Fatalf("PackageVersion(%q) = %q has %d parts", raw, v, len(parts))
-		}
-		for _, p := range parts {
-			if p == "" || strings.Trim(p, "0123456789") != "" {
-				t.Fatalf("PackageVersion(%q) = %q is not dotted-numeric", raw, v)
-			}
-		}
-	})
-}
 
 // FuzzParseReference checks the reference grammar Open and Write share:
 // ParseReference never panics, a parsed reference prints back to one that
@@ -87,34 +39,5 @@ func FuzzParseReference(f *testing.F) {
 		if err != nil || again != r {
 			t.Fatalf("ParseReference(%q) = %+v prints %q, which parses to %+v, %v", s, r, r.String(), again, err)
 		}
-	})
-}
-
-// FuzzLayerStream feeds arbitrary bytes as a layer blob, compressed or
-// not: reading it to its end and verifying it must return an error or
-// succeed, never panic or hang.
-func FuzzLayerStream(f *testing.F) {
-	plain := tarBytes(f, dir("opt/", 0), file("opt/x", "y"), symlink("opt/l", "x"))
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(plain)
-	zw.Close()
-	f.Add(plain)
-	f.Add(gz.Bytes())
-	f.Add(append(gz.Bytes(), "trailing"...))
-	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		l := static.NewLayer(b, types.OCILayer)
-		d, _ := partial.Descriptor(l)
-		s, err := openLayer(l, *d)
-		if err != nil {
-			return
-		}
-		defer s.Close()
-		fs := newLayerFS(wantedFile, &memBudget{limit: 1 << 20, captureCap: 1 << 20})
-		if err := fs.apply(context.Background(), s, 0); err != nil {
-			return
-		}
-		_ = s.finish(context.Background(), v1.Hash{})
 	})
 }

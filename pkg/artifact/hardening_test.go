@@ -235,7 +235,7 @@ func TestFIFOsRefused(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				_, err = a.Check(context.Background())
+				_, err = a.Inspect(context.Background())
 				return err
 			})
 			if err == nil || !strings.Contains(err.Error(), "FIFO") {

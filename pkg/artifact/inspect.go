@@ -7,6 +7,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -109,9 +110,10 @@ func WithPlatform(platform string) InspectOption {
 	return func(o *inspectOptions) { o.platform = platform }
 }
 
-// withoutLayers skips reading layers (staged files), for callers that want
-// the annotations only.
-func withoutLayers() InspectOption { return func(o *inspectOptions) { o.skipLayers = true } }
+// WithoutLayers reads the manifests and annotations only: no layers
+// (StagedFiles and Stem stay empty) and no referrers. The merged-set check
+// reads the kits a set lists this way.
+func WithoutLayers() InspectOption { return func(o *inspectOptions) { o.skipLayers = true } }
 
 // Inspect reads what a consumer sees of the kit: digests, media types,
 // platforms, annotations (falling back from the index to the selected
@@ -124,54 +126,54 @@ func (a *Artifact) Inspect(ctx context.Context, opts ...InspectOption) (*Inspect
 	for _, opt := range opts {
 		opt(&o)
 	}
-	st, err := a.load(ctx)
+	st, err := kitimage.Load(ctx, a.index, a.image)
 	if err != nil {
 		return nil, err
 	}
 	in := &Inspection{Reference: a.ref}
-	if st.index != nil {
-		in.Digest, in.MediaType, in.Size = st.indexDigest.String(), string(st.indexType), st.indexSize
-		in.IndexAnnotations = st.index.Annotations
-		for _, d := range st.attestations {
+	if st.Index != nil {
+		in.Digest, in.MediaType, in.Size = st.IndexDigest.String(), string(st.IndexType), st.IndexSize
+		in.IndexAnnotations = st.Index.Annotations
+		for _, d := range st.Attestations {
 			in.Attestations = append(in.Attestations, blobInfo(d))
 		}
 	}
-	for _, m := range st.manifests {
+	for _, m := range st.Manifests {
 		in.Manifests = append(in.Manifests, manifestInfo(m))
 	}
-	if len(st.manifests) == 0 {
+	if len(st.Manifests) == 0 {
 		return nil, fmt.Errorf("%w: the index lists no platform image manifest", ErrNoPlatform)
 	}
-	if st.index == nil {
-		d := st.manifests[0].desc
-		in.Digest, in.MediaType, in.Size = d.Digest.String(), string(manifestType(st.manifests[0])), d.Size
+	if st.Index == nil {
+		d := st.Manifests[0].Desc
+		in.Digest, in.MediaType, in.Size = d.Digest.String(), string(kitimage.ManifestType(st.Manifests[0])), d.Size
 	}
-	m, err := selectManifest(st.manifests, o.platform)
+	m, err := selectManifest(st.Manifests, o.platform)
 	if err != nil {
 		return nil, err
 	}
 	if !o.skipLayers {
 		a.referrers(ctx, in)
 	}
-	in.Platform = m.platform
-	in.Annotations, in.AnnotationSource = m.annotations(), "manifest"
-	if st.index != nil && st.index.Annotations[AnnotationDescriptor] != "" {
-		in.Annotations, in.AnnotationSource = st.index.Annotations, "index"
+	in.Platform = m.Platform
+	in.Annotations, in.AnnotationSource = m.Annotations(), "manifest"
+	if st.Index != nil && st.Index.Annotations[AnnotationDescriptor] != "" {
+		in.Annotations, in.AnnotationSource = st.Index.Annotations, "index"
 	}
 	in.decode()
-	if o.skipLayers || len(m.manifest.Layers) == 0 {
+	if o.skipLayers || len(m.Manifest.Layers) == 0 {
 		return in, nil
 	}
-	fs, _, err := m.readFS(ctx, newMemBudget())
+	fs, _, err := m.ReadFS(ctx, kitimage.NewBudget())
 	if err != nil {
-		if isIOError(err) {
-			return nil, fmt.Errorf("reading the layers of %s: %w", m.platform, err)
+		if kitimage.IsIOError(err) {
+			return nil, fmt.Errorf("reading the layers of %s: %w", m.Platform, err)
 		}
 		return in, nil // content errors are Check's to report
 	}
 	in.StagedFiles = stagedFiles(fs)
 	if in.Descriptor != nil {
-		in.Stem = ownStem(fs, in.Descriptor, fs.stems())
+		in.Stem = kitimage.OwnStem(fs, in.Descriptor, fs.Stems())
 	}
 	return in, nil
 }
@@ -212,16 +214,16 @@ func (in *Inspection) DescriptorJSON() []byte {
 	return []byte(in.descriptorRaw)
 }
 
-func selectManifest(ms []*platformManifest, platform string) (*platformManifest, error) {
+func selectManifest(ms []*kitimage.Manifest, platform string) (*kitimage.Manifest, error) {
 	if platform == "" {
 		return ms[0], nil
 	}
 	var have []string
 	for _, m := range ms {
-		if samePlatform(m.platform, platform) {
+		if kitimage.SamePlatform(m.Platform, platform) {
 			return m, nil
 		}
-		have = append(have, m.platform)
+		have = append(have, m.Platform)
 	}
 	return nil, fmt.Errorf("%w %s: the artifact carries %s", ErrNoPlatform, platform, strings.Join(have, ", "))
 }
@@ -256,27 +258,27 @@ func (a *Artifact) referrers(ctx context.Context, in *Inspection) {
 	}
 }
 
-func manifestInfo(m *platformManifest) ManifestInfo {
+func manifestInfo(m *kitimage.Manifest) ManifestInfo {
 	mi := ManifestInfo{
-		Platform: m.platform, Digest: m.desc.Digest.String(), MediaType: string(manifestType(m)), Size: m.desc.Size,
-		Config: blobInfo(m.manifest.Config), Annotations: m.manifest.Annotations,
+		Platform: m.Platform, Digest: m.Desc.Digest.String(), MediaType: string(kitimage.ManifestType(m)), Size: m.Desc.Size,
+		Config: blobInfo(m.Manifest.Config), Annotations: m.Manifest.Annotations,
 	}
-	for _, l := range m.manifest.Layers {
+	for _, l := range m.Manifest.Layers {
 		mi.Layers = append(mi.Layers, blobInfo(l))
 	}
 	return mi
 }
 
-// stagedFiles lists the regular files under StagedRoot.
-func stagedFiles(fs *layerFS) []StagedFile {
-	root := fs.lookup(StagedRoot, true)
-	if root == nil || !root.isDir() {
+// stagedFiles lists the regular files under kitimage.StagedRoot.
+func stagedFiles(fs *kitimage.FS) []StagedFile {
+	root := fs.Lookup(kitimage.StagedRoot, true)
+	if root == nil || !root.IsDir() {
 		return nil
 	}
 	var out []StagedFile
-	walk(root, func(n *fsNode) {
-		if n.typ == typeReg {
-			out = append(out, StagedFile{Path: n.path(), Size: n.size, Mode: n.mode & 0o7777})
+	kitimage.Walk(root, func(n *kitimage.Node) {
+		if n.Type == kitimage.TypeReg {
+			out = append(out, StagedFile{Path: n.Path(), Size: n.Size, Mode: n.Mode & 0o7777})
 		}
 	})
 	return out

@@ -10,13 +10,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 )
 
 func openArchive(ref, file, tag string) (*Artifact, error) {
@@ -69,7 +70,7 @@ func openLayout(ref string, s blobStore, tag string, origin Origin) (*Artifact, 
 	case d.MediaType.IsImage():
 		a.image, err = root.Image(d.Digest)
 	default:
-		err = fmt.Errorf("%w: index.json entry %s is %s, neither an image index nor an image manifest", ErrUnsupportedMediaType, d.Digest, mediaTypeOrNone(d.MediaType))
+		err = fmt.Errorf("%w: index.json entry %s is %s, neither an image index nor an image manifest", ErrUnsupportedMediaType, d.Digest, kitimage.MediaTypeOrNone(d.MediaType))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", ref, err)
@@ -100,7 +101,7 @@ func selectEntry(im *v1.IndexManifest, tag string) (d v1.Descriptor, whole bool,
 	}
 	switch {
 	case tag != "":
-		return d, false, fmt.Errorf("%w: no index.json entry is tagged %q (tags: %s)", ErrNotFound, tag, listOrNone(tags))
+		return d, false, fmt.Errorf("%w: no index.json entry is tagged %q (tags: %s)", ErrNotFound, tag, kitimage.ListOrNone(tags))
 	case len(entries) == 0:
 		return d, false, fmt.Errorf("%w: index.json lists no manifests", ErrNotFound)
 	case len(entries) == 1:
@@ -108,21 +109,7 @@ func selectEntry(im *v1.IndexManifest, tag string) (d v1.Descriptor, whole bool,
 	case len(tags) == 0 && len(entries) == len(im.Manifests):
 		return d, true, nil
 	}
-	return d, false, fmt.Errorf("index.json lists %d entries; name one with :TAG (tags: %s)", len(entries), listOrNone(tags))
-}
-
-func listOrNone(list []string) string {
-	if len(list) == 0 {
-		return "none"
-	}
-	return strings.Join(list, ", ")
-}
-
-func mediaTypeOrNone(mt types.MediaType) string {
-	if mt == "" {
-		return "without a media type"
-	}
-	return string(mt)
+	return d, false, fmt.Errorf("index.json lists %d entries; name one with :TAG (tags: %s)", len(entries), kitimage.ListOrNone(tags))
 }
 
 func openRegistry(ctx context.Context, ref string, o *options) (*Artifact, error) {
@@ -147,7 +134,7 @@ func openRegistry(ctx context.Context, ref string, o *options) (*Artifact, error
 		err = fmt.Errorf("%w: %s is a Docker schema 1 manifest (%s), which no kit builder writes; rebuild and push it with kitsmith build",
 			ErrUnsupportedMediaType, r, desc.MediaType)
 	default:
-		err = fmt.Errorf("%w: %s is %s, neither an image index nor an image manifest", ErrUnsupportedMediaType, r, mediaTypeOrNone(desc.MediaType))
+		err = fmt.Errorf("%w: %s is %s, neither an image index nor an image manifest", ErrUnsupportedMediaType, r, kitimage.MediaTypeOrNone(desc.MediaType))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", ref, err)

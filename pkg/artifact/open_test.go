@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -22,11 +23,25 @@ import (
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 )
+
+// summary renders findings as "severity check [platform]" lines.
+func summary(fs []conform.Finding) []string {
+	out := []string{}
+	for _, f := range fs {
+		p := f.Platform
+		if p == "" {
+			p = "index"
+		}
+		out = append(out, fmt.Sprintf("%s %s [%s]", f.Severity, f.Check, p))
+	}
+	return out
+}
 
 func mustCheck(t testing.TB, a *artifact.Artifact) []string {
 	t.Helper()
-	rep, err := a.Check(context.Background())
+	rep, err := conform.Check(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +184,7 @@ func TestOpenLayout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := a.Check(ctx)
+			rep, err := conform.Check(ctx, a)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +326,7 @@ func TestOpenCorruptLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Check(ctx)
+	rep, err := conform.Check(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,14 +20,16 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 )
 
 // Read bounds. A kit's manifest carries its descriptor (at most 512 KiB by
 // the specification's size budget) and registries refuse manifests past
 // about 4 MiB; configs are small JSON documents.
 const (
-	maxManifestBytes   = 8 << 20
-	maxConfigBytes     = 8 << 20
+	maxManifestBytes   = kitimage.MaxManifestBytes
+	maxConfigBytes     = kitimage.MaxConfigBytes
 	maxArchiveEntries  = 1 << 16
 	maxLayoutFileBytes = 1 << 10 // the oci-layout marker
 )
@@ -89,7 +91,7 @@ func regular(f *os.File) error {
 		return err
 	}
 	if !st.Mode().IsRegular() {
-		return &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("%w: it is %s", errNotRegular, modeName(st.Mode()))}
+		return &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("%w: it is %s", kitimage.ErrNotRegular, modeName(st.Mode()))}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 )
 
 // trailerKit is the one-platform Mixin kit with an extra uncompressed
@@ -29,10 +30,10 @@ func trailerKit(t *testing.T, trailer int) (*at.Kit, v1.Layer) {
 	return k, l
 }
 
-func failures(rep *artifact.Report) string {
+func failures(rep *conform.Report) string {
 	var out []string
 	for _, f := range rep.Findings {
-		if f.Severity == artifact.SeverityFail {
+		if f.Severity == conform.SeverityFail {
 			out = append(out, f.Check+": "+f.Message)
 		}
 	}
@@ -103,7 +104,7 @@ func TestLayerReadToItsEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := a.Check(ctx)
+			rep, err := conform.Check(ctx, a)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	gateway "github.com/moby/buildkit/frontend/gateway/client"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
@@ -53,13 +54,13 @@ type DescriptorError = spec.PublishError
 // Nothing was written to any output.
 type CheckError struct {
 	// Report holds every finding, failures and warnings.
-	Report *artifact.Report
+	Report *conform.Report
 }
 
 // Error counts the failed checks; the findings are in Report (a command
 // renders them).
 func (e *CheckError) Error() string {
-	n := e.Report.Count(artifact.SeverityFail)
+	n := e.Report.Count(conform.SeverityFail)
 	plural := "s"
 	if n == 1 {
 		plural = ""
@@ -146,13 +147,13 @@ func buildRoute(ctx context.Context, p progress.Reporter, s Solver, k *spec.Kit,
 
 // check runs the conformance checks on the built artifact; a failure is a
 // *CheckError.
-func check(ctx context.Context, p progress.Reporter, b *built, opts *options) (*artifact.Report, error) {
+func check(ctx context.Context, p progress.Reporter, b *built, opts *options) (*conform.Report, error) {
 	done := p.Step(ctx, "check", "[kitsmith] check the kit image against SPEC-v3")
-	var co []artifact.CheckOption
+	var co []conform.Option
 	if b.route == RouteSet {
-		co = append(co, artifact.WithKitResolver(artifact.RegistryResolver(opts.artifactOptions()...)))
+		co = append(co, conform.WithKitResolver(artifact.RegistryResolver(opts.artifactOptions()...)))
 	}
-	rep, err := artifact.FromIndex(b.index).Check(ctx, co...)
+	rep, err := conform.Check(ctx, artifact.FromIndex(b.index), co...)
 	if err != nil {
 		err = fmt.Errorf("checking the built kit image: %w", err)
 		done(err)

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -158,7 +159,7 @@ func (fe *frontend) finish(parts []*content) error {
 	for i, p := range parts {
 		lists[i] = p.provides
 	}
-	derived := artifact.IntersectProvides(lists...)
+	derived := conform.IntersectProvides(lists...)
 	if len(derived) == 0 {
 		return nil
 	}

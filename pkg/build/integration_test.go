@@ -3,7 +3,6 @@ package build
 import (
 	"context"
 	"fmt"
-	"github.com/kitsmith/kitsmith/pkg/progress"
 	"maps"
 	"os"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"github.com/tonistiigi/fsutil"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
+	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -72,13 +73,13 @@ func workerRuns(t *testing.T, c *client.Client, platform string) bool {
 
 // checkArtifact opens a written kit image and fails the test on any
 // failed conformance check.
-func checkArtifact(t *testing.T, ref string, opts ...artifact.CheckOption) {
+func checkArtifact(t *testing.T, ref string, opts ...conform.Option) {
 	t.Helper()
 	a, err := artifact.Open(context.Background(), ref)
 	if err != nil {
 		t.Fatalf("opening %s: %v", ref, err)
 	}
-	rep, err := a.Check(context.Background(), opts...)
+	rep, err := conform.Check(context.Background(), a, opts...)
 	if err != nil {
 		t.Fatalf("checking %s: %v", ref, err)
 	}
@@ -313,7 +314,7 @@ func TestIntegrationSet(t *testing.T) {
 	if again := build(); again.Index.Digest != first.Index.Digest {
 		t.Errorf("two builds gave %s and %s", first.Index.Digest, again.Index.Digest)
 	}
-	checkArtifact(t, "oci:"+out, artifact.WithKitResolver(artifact.RegistryResolver()))
+	checkArtifact(t, "oci:"+out, conform.WithKitResolver(artifact.RegistryResolver()))
 	checkArtifact(t, ref)
 }
 

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gopkg.in/yaml.v3"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -34,7 +34,7 @@ func derivedProvides(ctx context.Context, ref gateway.Reference) ([]string, erro
 	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
-	return artifact.DerivedProvides(dpkg, apk), nil
+	return conform.DerivedProvides(dpkg, apk), nil
 }
 
 // readIfExists reads a file of a solved filesystem; a file that does not

@@ -9,6 +9,7 @@ import (
 	ocispecs "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -38,7 +39,7 @@ type Result struct {
 	Warnings spec.Errors
 	// Check is the conformance check's report; it holds no failure, but
 	// may hold warnings.
-	Check *artifact.Report
+	Check *conform.Report
 	// Written lists the outputs written, in the order of Options.Outputs.
 	Written []Written
 }

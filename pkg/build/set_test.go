@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -297,7 +297,7 @@ func TestSetUsesTransport(t *testing.T) {
 		t.Fatal("no check report")
 	}
 	for _, f := range res.Check.Findings {
-		if f.Check == "merged-set-declarations" && f.Severity == artifact.SeveritySkip {
+		if f.Check == "merged-set-declarations" && f.Severity == conform.SeveritySkip {
 			t.Errorf("merged-set-declarations skipped: %s", f.Message)
 		}
 	}

@@ -377,9 +377,9 @@ func suppressionFindings(s *suppression, k *spec.Kit, o *options) []*Finding {
 		}
 		msg := fmt.Sprintf("kitsmith:ignore %s silences nothing on this line or the next; a stale suppression would hide the next real finding here", id)
 		if _, known := o.reg.Lookup(id); !known && !isMetaRule(id) && !IsSpecRule(id) {
-			see := " (see kitsmith lint --list-rules)"
+			see := " (no registered rule has that ID)"
 			if s := suggestRule(o.reg, id); s != "" {
-				see = fmt.Sprintf(" (did you mean %q? see kitsmith lint --list-rules)", s)
+				see = fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			msg = fmt.Sprintf("kitsmith:ignore names %s %q, so it silences nothing%s", ErrUnknownRule, id, see)
 		}

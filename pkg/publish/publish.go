@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/lint"
 	"github.com/kitsmith/kitsmith/pkg/progress"
@@ -547,10 +548,10 @@ func plural(n int) string {
 
 // failedChecks names the failed checks of rep with their messages, so a
 // summary line says what broke without the full report.
-func failedChecks(rep *artifact.Report) string {
+func failedChecks(rep *conform.Report) string {
 	var list []string
 	for _, f := range rep.Findings {
-		if f.Severity != artifact.SeverityFail {
+		if f.Severity != conform.SeverityFail {
 			continue
 		}
 		list = append(list, f.String())

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/build"
 	"github.com/kitsmith/kitsmith/pkg/progress"
 	"github.com/kitsmith/kitsmith/pkg/spec"
@@ -116,7 +116,7 @@ func TestRunOrder(t *testing.T) {
 }
 
 func TestRunStageFailures(t *testing.T) {
-	checkErr := &build.CheckError{Report: &artifact.Report{Findings: []artifact.Finding{{Check: "kit-descriptor", Severity: artifact.SeverityFail, Message: "broken"}}}}
+	checkErr := &build.CheckError{Report: &conform.Report{Findings: []conform.Finding{{Check: "kit-descriptor", Severity: conform.SeverityFail, Message: "broken"}}}}
 	tests := []struct {
 		name    string
 		kit     string

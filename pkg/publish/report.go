@@ -167,10 +167,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 			}
 			continue
 		case k.Unchanged:
-			fmt.Fprintf(&b, "unchanged %s: already points at %s; nothing pushed, signed or tagged (--force re-signs and re-tags)\n", k.Reference, k.Index.Digest)
+			fmt.Fprintf(&b, "unchanged %s: already points at %s; nothing pushed, signed or tagged (a forced publish re-signs and re-tags)\n", k.Reference, k.Index.Digest)
 			continue
 		case k.Unsigned:
-			fmt.Fprintf(&b, "published %s UNSIGNED (--unsigned: no signature, no provenance, nothing verified)\n", k.Reference)
+			fmt.Fprintf(&b, "published %s UNSIGNED (published without signing: no signature, no provenance, nothing verified)\n", k.Reference)
 		default:
 			fmt.Fprintf(&b, "published %s\n", k.Reference)
 		}

@@ -162,7 +162,7 @@ func checkAtoms(atoms []spec.Atom, p *Policy, opts []CeilingOption) ([]Violation
 			v.Message = fmt.Sprintf("%s is not a valid grant: the gate refuses what it cannot read", grant)
 		}
 		if strings.Contains(grant, "${{") {
-			v.Message += "; the grant is parameterized, so judge the effective form (--kit-arg)"
+			v.Message += "; the grant is parameterized, so judge the effective form (the kit with its arg values given)"
 		}
 		v.At = o.kit.pos(origin(origins, category, grant))
 		out = append(out, v)

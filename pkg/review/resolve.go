@@ -66,6 +66,19 @@ type Selection struct {
 // optional group of the kits.
 var ErrUnknownGroup = errors.New("no optional group of that name")
 
+// UnknownGroupError reports a selected group name (Selection.Names) that
+// names no optional group of the kits. It is ErrUnknownGroup (errors.Is);
+// a command names its own flag when it reports one.
+type UnknownGroupError struct {
+	// Name is the group name selected.
+	Name string
+}
+
+func (e *UnknownGroupError) Error() string { return e.Name + ": " + ErrUnknownGroup.Error() }
+
+// Is reports ErrUnknownGroup.
+func (e *UnknownGroupError) Is(target error) bool { return target == ErrUnknownGroup }
+
 // ResolveOption configures Resolve.
 type ResolveOption func(*resolveOptions) error
 
@@ -205,7 +218,7 @@ func checkNames(kits []*Kit, sel Selection) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("--select-groups %s: %w", n, ErrUnknownGroup)
+			return &UnknownGroupError{Name: n}
 		}
 	}
 	return nil

@@ -175,8 +175,10 @@ func TestResolveSurfaceAndGroups(t *testing.T) {
 	if diff := cmp.Diff([]string{"/cache"}, r.Surface.HostMountPaths); diff != "" || len(r.Groups) != 1 {
 		t.Errorf("host mounts (-want +got):\n%s; groups %v", diff, r.Groups)
 	}
-	if _, err := Resolve(ks, WithSelection(Selection{Names: []string{"nope"}})); !errors.Is(err, ErrUnknownGroup) {
-		t.Errorf("unknown group: err = %v", err)
+	_, err = Resolve(ks, WithSelection(Selection{Names: []string{"nope"}}))
+	var ge *UnknownGroupError
+	if !errors.Is(err, ErrUnknownGroup) || !errors.As(err, &ge) || ge.Name != "nope" || strings.Contains(err.Error(), "--") {
+		t.Errorf("unknown group: err = %v, want an *UnknownGroupError for nope that names no flag", err)
 	}
 	if _, err := Resolve(ks, WithSelection(Selection{All: true, Names: []string{"cache"}})); err == nil {
 		t.Error("all and names together were accepted")

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -27,11 +26,8 @@ func ResolveArgs(args map[string]Arg, phase ArgPhase, supplied map[string]string
 		case !ok:
 			errs = append(errs, &Error{Field: "args", Code: "arg-undeclared", Msg: fmt.Sprintf("kit arg %q is not declared by this kit; remove the value or declare the arg under args:", name)})
 		case a.Phase() != phase:
-			how := "--kit-arg (create phase)"
-			if a.Phase() == PhaseBuild {
-				how = "--build-arg (build phase)"
-			}
-			errs = append(errs, &Error{Field: field("args", name), Code: "arg-phase", Msg: fmt.Sprintf("kit arg %q is resolved in the %s phase; pass it with %s", name, a.Phase(), how)})
+			msg := fmt.Sprintf("kit arg %q is resolved in the %s phase; supply it as a %s-phase value", name, a.Phase(), a.Phase())
+			errs = append(errs, &Error{Field: field("args", name), Code: "arg-phase", Msg: msg, Err: &ArgValueError{Name: name, Phase: a.Phase(), Msg: msg}})
 		}
 	}
 	values := map[string]string{}
@@ -44,8 +40,9 @@ func ResolveArgs(args map[string]Arg, phase ArgPhase, supplied map[string]string
 		if !ok {
 			switch {
 			case a.Required:
+				msg := fmt.Sprintf("kit arg %q is required and no value was supplied; supply a %s-phase value for it", name, phase)
 				errs = append(errs, &Error{Field: field("args", name), Code: "required-arg-supplied", Ref: "SPEC-v3 §6/required-arg-supplied",
-					Msg: fmt.Sprintf("kit arg %q is required and no value was supplied; supply one with %s", name, argFlag(phase, name))})
+					Msg: msg, Err: &ArgValueError{Name: name, Phase: phase, Msg: msg}})
 				continue
 			case a.Default == nil:
 				continue
@@ -100,28 +97,39 @@ func (x *expander) replace(s string) (string, error) {
 		}
 		v, ok := x.values[name]
 		if !ok && err == nil {
-			err = errors.New(unresolvedMsg(x.phase, name))
+			err = unresolved(x.phase, name)
 		}
 		return v, ok
 	})
 	return out, err
 }
 
-func unresolvedMsg(phase, name string) string {
+// unresolved reports a reference to an arg of phase with no value.
+func unresolved(phase, name string) *ArgValueError {
 	p := PhaseCreate
 	if phase == "build" {
 		p = PhaseBuild
 	}
-	return fmt.Sprintf("%s-phase kit arg %q has no resolved value; supply one with %s or give the arg a default", phase, name, argFlag(p, name))
+	return &ArgValueError{Name: name, Phase: p,
+		Msg: fmt.Sprintf("%s-phase kit arg %q has no resolved value; supply a value for it or give the arg a default", phase, name)}
 }
 
-// argFlag names the command-line flag that supplies a value for an arg.
-func argFlag(phase ArgPhase, name string) string {
-	if phase == PhaseBuild {
-		return "--build-arg " + name + "=…"
-	}
-	return "--kit-arg " + name + "=…"
+// ArgValueError reports a kit arg that needs a value from the phase that
+// resolves it: a required arg without one, a value supplied to the other
+// phase, or a reference to an arg with no value and no default. Its text
+// names no command-line flag: a command adds how its users supply Phase's
+// values (kitsmith: --kit-arg for create, --build-arg for build). A
+// *Error of ResolveArgs or of expansion wraps it.
+type ArgValueError struct {
+	// Name is the arg's name.
+	Name string
+	// Phase is the phase whose values supply the arg.
+	Phase ArgPhase
+	// Msg says what is wrong.
+	Msg string
 }
+
+func (e *ArgValueError) Error() string { return e.Msg }
 
 // whole returns the arg name when s is exactly one owned reference.
 func (x *expander) whole(s string) (string, bool) {
@@ -169,7 +177,7 @@ func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Err
 		for _, k := range slices.Sorted(maps.Keys(t)) {
 			nk, err := x.replace(k)
 			if err != nil {
-				errs = append(errs, &Error{Field: field(path, k), Code: "arg-unresolved", Msg: err.Error()})
+				errs = append(errs, &Error{Field: field(path, k), Code: "arg-unresolved", Msg: err.Error(), Err: err})
 			}
 			if prev, dup := origin[nk]; dup {
 				errs = append(errs, &Error{Field: field(path, k), Code: "expanded-key-collision-rejected", Ref: "SPEC-v3 §6/expanded-key-collision-rejected",
@@ -181,7 +189,7 @@ func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Err
 			if s, ok := child.(string); ok && inVolumeConfig && (k == "size" || k == "mode") {
 				ns, err := x.replace(s)
 				if err != nil {
-					errs = append(errs, &Error{Field: field(path, k), Code: "arg-unresolved", Msg: err.Error()})
+					errs = append(errs, &Error{Field: field(path, k), Code: "arg-unresolved", Msg: err.Error(), Err: err})
 				}
 				out[nk] = ns
 				continue
@@ -203,7 +211,8 @@ func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Err
 		if name, ok := x.whole(t); ok {
 			val, have := x.values[name]
 			if !have {
-				return t, Errors{{Field: path, Code: "arg-unresolved", Msg: unresolvedMsg(x.phase, name)}}
+				u := unresolved(x.phase, name)
+				return t, Errors{{Field: path, Code: "arg-unresolved", Msg: u.Msg, Err: u}}
 			}
 			if envOpenerRE.MatchString(val) {
 				return t, Errors{{Field: path, Code: "arg-injects-env", Msg: "the value of kit arg " + strconv.Quote(name) + " holds a ${{ kit.env }} reference; arg values must not introduce environment references"}}
@@ -212,7 +221,7 @@ func expandValue(v any, x *expander, inVolumeConfig bool, path string) (any, Err
 		}
 		ns, err := x.replace(t)
 		if err != nil {
-			return t, Errors{{Field: path, Code: "arg-unresolved", Msg: err.Error()}}
+			return t, Errors{{Field: path, Code: "arg-unresolved", Msg: err.Error(), Err: err}}
 		}
 		if countEnv(ns) > countEnv(t) {
 			return t, Errors{{Field: path, Code: "arg-injects-env", Msg: "arg substitution introduces a ${{ kit.env }} reference; arg values must not introduce environment references"}}
@@ -354,7 +363,7 @@ func expandScalar(n *yaml.Node, x *expander, textOnly bool) error {
 	if name, ok := x.whole(n.Value); ok && !textOnly {
 		val, have := x.values[name]
 		if !have {
-			return errors.New(unresolvedMsg(x.phase, name))
+			return unresolved(x.phase, name)
 		}
 		switch t := typedScalar(val).(type) {
 		case bool:

@@ -106,7 +106,7 @@ description: "${{ kit.args.mode }}"
 `, opts: []Option{WithMode(ModeEffective), WithKitArgs(map[string]string{"mode": "medium", "extra": "1"})},
 		want: []diagnostic{
 			{Code: "arg-undeclared", Ref: "", Field: "args", Pos: "5:3", Fix: "remove the value or declare the arg under args:"},
-			{Code: "required-arg-supplied", Ref: "SPEC-v3 §6/required-arg-supplied", Field: "args.token", Pos: "5:10", Fix: "supply one with --kit-arg token=…"},
+			{Code: "required-arg-supplied", Ref: "SPEC-v3 §6/required-arg-supplied", Field: "args.token", Pos: "5:10", Fix: "supply a create-phase value for it"},
 			{Code: "arg-value", Ref: "", Field: "args.mode", Pos: "6:9", Fix: "supply one of them"},
 		},
 	},
@@ -148,7 +148,7 @@ args: {opt: {description: nothing}}
 description: "${{ kit.args.opt }}"
 `, opts: []Option{WithMode(ModeEffective)},
 		want: []diagnostic{
-			{Code: "arg-unresolved", Ref: "", Field: "description", Pos: "5:14", Fix: "supply one with --kit-arg opt=… or give the arg a default"},
+			{Code: "arg-unresolved", Ref: "", Field: "description", Pos: "5:14", Fix: "supply a value for it or give the arg a default"},
 		},
 	},
 	{rule: "ks/effective", desc: "build args by name",

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -253,7 +254,7 @@ func Workload(t testing.TB) *Kit {
 	t.Helper()
 	k := NewKit(t, WorkloadFiles, "shell/shell.yaml")
 	k.Edit(t, func(d *spec.Descriptor) {
-		d.Provides = append(slices.Clone(d.Provides), artifact.DerivedProvides([]byte(DpkgStatus), nil)...)
+		d.Provides = append(slices.Clone(d.Provides), conform.DerivedProvides([]byte(DpkgStatus), nil)...)
 	})
 	k.Content = []Entry{
 		Symlink("bin", "usr/bin"), Dir("usr/", 0), Dir("usr/bin/", 0),

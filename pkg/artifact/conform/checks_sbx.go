@@ -1,4 +1,4 @@
-package artifact
+package conform
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -101,19 +102,19 @@ func lookupGroup(groupFile, want string) (int64, bool) {
 
 // executableBy reports whether the account may execute the file: its own
 // mode bits (root needs any execute bit).
-func executableBy(n *fsNode, a account) bool {
-	if n.typ != typeReg {
+func executableBy(n *kitimage.Node, a account) bool {
+	if n.Type != kitimage.TypeReg {
 		return false
 	}
 	switch {
 	case a.uid == 0:
-		return n.mode&0o111 != 0
-	case int64(n.uid) == a.uid:
-		return n.mode&0o100 != 0
-	case int64(n.gid) == a.gid:
-		return n.mode&0o010 != 0
+		return n.Mode&0o111 != 0
+	case int64(n.UID) == a.uid:
+		return n.Mode&0o100 != 0
+	case int64(n.GID) == a.gid:
+		return n.Mode&0o010 != 0
 	}
-	return n.mode&0o001 != 0
+	return n.Mode&0o001 != 0
 }
 
 func checkSBXFloor(s *checkState) []Finding {
@@ -141,7 +142,7 @@ func checkSBXFloor(s *checkState) []Finding {
 		who, resolved, out = s.resolveUser(user)
 	}
 	for _, sh := range []struct{ path, ref string }{{"/bin/sh", "sbx@1/posix-shell-present"}, {"/bin/bash", "sbx@1/bash-present"}} {
-		n := s.fs.lookup(sh.path, true)
+		n := s.fs.Lookup(sh.path, true)
 		switch {
 		case n == nil:
 			out = append(out, withSpec(sh.ref, fail("%s is missing: the host runs hooks through sh and launches the agent under bash", sh.path))...)
@@ -155,16 +156,16 @@ func checkSBXFloor(s *checkState) []Finding {
 // resolveUser resolves the config user in the image's account files.
 func (s *checkState) resolveUser(user string) (account, bool, []Finding) {
 	const ref = "sbx@1/user-resolves-in-passwd"
-	passwd, err := s.fs.readFile("/etc/passwd")
+	passwd, err := s.fs.ReadFile("/etc/passwd")
 	switch {
-	case errors.Is(err, errFileTooBig):
+	case errors.Is(err, kitimage.ErrFileTooBig):
 		return account{}, false, withSpec(ref, warn("/etc/passwd is larger than kitsmith reads, so user %q was not resolved", user))
 	case err != nil:
 		return account{}, false, withSpec(ref, fail("the image has no readable /etc/passwd (%v), so user %q resolves to nothing the host can read before the container exists", err, user))
 	}
 	var group []byte
 	if _, g, ok := strings.Cut(user, ":"); ok && g != "" && !isNumeric(g) {
-		group, _ = s.fs.readFile("/etc/group")
+		group, _ = s.fs.ReadFile("/etc/group")
 	}
 	a, ok := lookupUser(string(passwd), string(group), user)
 	if !ok {
@@ -196,7 +197,7 @@ func checkSBXEnv(s *checkState) []Finding {
 	if f := s.noFS(); f != nil {
 		return f
 	}
-	if s.fs.lookup(file, true) == nil {
+	if s.fs.Lookup(file, true) == nil {
 		return warn("BASH_ENV names %s, which the image does not ship", file)
 	}
 	return nil

@@ -1,11 +1,14 @@
-package artifact
+package conform
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -48,8 +51,9 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 }
 
-// reportFormatVersion is the formatVersion of a Report's JSON document.
-const reportFormatVersion = 1
+// FormatVersion is the formatVersion of a Report's JSON document (the
+// check --format json document).
+const FormatVersion = 1
 
 // MarshalJSON writes the report as the versioned document kitsmith check
 // --format json prints: formatVersion, reference, platforms, conforms
@@ -69,7 +73,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Summary       summary   `json:"summary"`
 		Findings      []Finding `json:"findings"`
 	}{
-		FormatVersion: reportFormatVersion, Reference: r.Reference, Platforms: r.Platforms, Conforms: !r.Failed(),
+		FormatVersion: FormatVersion, Reference: r.Reference, Platforms: r.Platforms, Conforms: !r.Failed(),
 		Summary:  summary{Fail: r.Count(SeverityFail), Warn: r.Count(SeverityWarn), Skip: r.Count(SeveritySkip)},
 		Findings: r.Findings,
 	}
@@ -103,23 +107,23 @@ func (r Report) Count(s Severity) int {
 	return n
 }
 
-// CheckOption configures Check.
-type CheckOption func(*checkOptions)
+// Option configures Check.
+type Option func(*checkOptions)
 
 type checkOptions struct {
-	resolver    KitResolver
+	resolver    artifact.KitResolver
 	resolverSet bool
 	// layers caches composed filesystems by layer list: platforms built
 	// from the same layers (COPY-only and declaration-only kits) are read
 	// once.
 	layers map[string]*composed
 	// budget is the memory the whole Check may spend on layer contents.
-	budget *memBudget
+	budget *kitimage.Budget
 }
 
 // composed is the outcome of reading one list of layers.
 type composed struct {
-	fs      *layerFS
+	fs      *kitimage.FS
 	skipped []int
 	err     error
 }
@@ -129,17 +133,17 @@ type composed struct {
 // reads them from their registries with the options Open was given; for
 // other artifacts there is none and the check is skipped. A nil resolver
 // skips the check.
-func WithKitResolver(r KitResolver) CheckOption {
+func WithKitResolver(r artifact.KitResolver) Option {
 	return func(o *checkOptions) { o.resolver, o.resolverSet = r, true }
 }
 
-func (a *Artifact) makeCheckOptions(opts []CheckOption) checkOptions {
+func makeOptions(a *artifact.Artifact, opts []Option) checkOptions {
 	var o checkOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if !o.resolverSet && a.registry != nil {
-		o.resolver = registryResolver{opts: a.registry}
+	if !o.resolverSet {
+		o.resolver = a.Resolver()
 	}
 	return o
 }
@@ -177,26 +181,31 @@ func Checks() []CheckInfo {
 // returns an error only when the artifact cannot be read (a registry or
 // file that fails, a cancelled ctx); everything wrong with the artifact
 // itself is a finding.
-func (a *Artifact) Check(ctx context.Context, opts ...CheckOption) (*Report, error) {
-	o := a.makeCheckOptions(opts)
-	st, err := a.load(ctx)
+func Check(ctx context.Context, a *artifact.Artifact, opts ...Option) (*Report, error) {
+	if a == nil {
+		return nil, errors.New("artifact: no index or image; use Open, FromIndex or FromImage")
+	}
+	o := makeOptions(a, opts)
+	idx, _ := a.Index()
+	img, _ := a.Image()
+	st, err := kitimage.Load(ctx, idx, img)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Reference: a.ref, Platforms: []string{}, Findings: []Finding{}}
+	rep := &Report{Reference: a.Reference(), Platforms: []string{}, Findings: []Finding{}}
 	rep.Findings = append(rep.Findings, indexMediaTypeFindings(st)...)
-	if len(st.manifests) == 0 {
+	if len(st.Manifests) == 0 {
 		rep.Findings = append(rep.Findings, Finding{Check: "descriptor-annotation", Severity: SeverityFail, Spec: "SPEC-v3 §9.3",
 			Message: "the index lists no platform image manifest, so there is no kit to read: a kit index lists one image manifest per platform"})
 		return rep, nil
 	}
 	o.layers = map[string]*composed{}
-	o.budget = newMemBudget()
-	for _, m := range st.manifests {
-		rep.Platforms = append(rep.Platforms, m.platform)
-		fs, err := a.checkManifest(ctx, st, m, o)
+	o.budget = kitimage.NewBudget()
+	for _, m := range st.Manifests {
+		rep.Platforms = append(rep.Platforms, m.Platform)
+		fs, err := checkManifest(ctx, st, m, o)
 		if err != nil {
-			return nil, fmt.Errorf("checking %s: %w", m.platform, err)
+			return nil, fmt.Errorf("checking %s: %w", m.Platform, err)
 		}
 		rep.Findings = append(rep.Findings, fs...)
 	}
@@ -204,12 +213,12 @@ func (a *Artifact) Check(ctx context.Context, opts ...CheckOption) (*Report, err
 }
 
 // checkManifest runs every check on one platform manifest.
-func (a *Artifact) checkManifest(ctx context.Context, st *structure, m *platformManifest, o checkOptions) ([]Finding, error) {
-	s := &checkState{ctx: ctx, st: st, m: m, ann: m.annotations(), resolver: o.resolver, layers: o.layers, budget: o.budget}
+func checkManifest(ctx context.Context, st *kitimage.Structure, m *kitimage.Manifest, o checkOptions) ([]Finding, error) {
+	s := &checkState{ctx: ctx, st: st, m: m, ann: m.Annotations(), resolver: o.resolver, layers: o.layers, budget: o.budget}
 	var out []Finding
 	emit := func(info CheckInfo, fs []Finding) {
 		for _, f := range fs {
-			f.Check, f.Platform = info.ID, m.platform
+			f.Check, f.Platform = info.ID, m.Platform
 			if f.Spec == "" {
 				f.Spec = info.Spec
 			}
@@ -233,10 +242,10 @@ func (a *Artifact) checkManifest(ctx context.Context, st *structure, m *platform
 // checkState is what the checks of one platform manifest share.
 type checkState struct {
 	ctx      context.Context
-	st       *structure
-	m        *platformManifest
+	st       *kitimage.Structure
+	m        *kitimage.Manifest
 	ann      map[string]string
-	resolver KitResolver
+	resolver artifact.KitResolver
 
 	raw string
 	kit *spec.Kit
@@ -244,13 +253,13 @@ type checkState struct {
 
 	// fs is the composed filesystem of the layers; nil when the manifest
 	// has none or they could not be read (fsErr says why).
-	fs            *layerFS
+	fs            *kitimage.FS
 	fsErr         error
 	skippedLayers []int
 	stems         []string
 	stem          string
 	layers        map[string]*composed
-	budget        *memBudget
+	budget        *kitimage.Budget
 }
 
 func fail(format string, args ...any) []Finding {
@@ -277,18 +286,18 @@ func withSpec(ref string, fs []Finding) []Finding {
 // Content that is wrong (not a tar, a digest mismatch) is kept in fsErr
 // for the checks to report; failing to reach it is an error.
 func (s *checkState) readLayers() error {
-	if len(s.m.manifest.Layers) == 0 {
+	if len(s.m.Manifest.Layers) == 0 {
 		return nil
 	}
 	var key strings.Builder
-	for _, l := range s.m.manifest.Layers {
+	for _, l := range s.m.Manifest.Layers {
 		key.WriteString(l.Digest.String() + string(l.MediaType) + ",")
 	}
 	c, ok := s.layers[key.String()]
 	if !ok {
 		c = &composed{}
-		c.fs, c.skipped, c.err = s.m.readFS(s.ctx, s.budget)
-		if c.err != nil && isIOError(c.err) {
+		c.fs, c.skipped, c.err = s.m.ReadFS(s.ctx, s.budget)
+		if c.err != nil && kitimage.IsIOError(c.err) {
 			return c.err
 		}
 		if s.layers != nil {
@@ -301,8 +310,8 @@ func (s *checkState) readLayers() error {
 		return nil
 	}
 	s.fs = c.fs
-	s.stems = c.fs.stems()
-	s.stem = ownStem(c.fs, s.d, s.stems)
+	s.stems = c.fs.Stems()
+	s.stem = kitimage.OwnStem(c.fs, s.d, s.stems)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package artifact
+package kitimage
 
 import (
 	"context"
@@ -21,10 +21,10 @@ func TestBudgetNamesAndLinks(t *testing.T) {
 	for i := range 100 {
 		es = append(es, symlink(fmt.Sprintf("opt/l%d", i), strings.Repeat("x/", 1000)))
 	}
-	f := newLayerFS(wantedFile, &memBudget{limit: 100 << 10, captureCap: 1 << 20})
-	err := f.apply(context.Background(), strings.NewReader(string(tarBytes(t, es...))), 0)
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "one check may hold") {
-		t.Errorf("apply error = %v, want the budget's ErrTooLarge", err)
+	f := NewFS(wantedFile, &Budget{limit: 100 << 10, captureCap: 1 << 20})
+	err := f.Apply(context.Background(), strings.NewReader(string(tarBytes(t, es...))), 0)
+	if !errors.Is(err, errTooLarge) || !strings.Contains(err.Error(), "one check may hold") {
+		t.Errorf("apply error = %v, want the budget's errTooLarge", err)
 	}
 }
 
@@ -51,17 +51,17 @@ func TestBudgetCapturesAcrossLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	capCap := int64(3 * size * files) // room for three layers' files of four
-	b := &memBudget{limit: 64 << 20, captureCap: capCap}
-	fs, _, err := m.readFS(context.Background(), b)
+	b := &Budget{limit: 64 << 20, captureCap: capCap}
+	fs, _, err := m.ReadFS(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	captured, tooLarge := 0, 0
-	walk(fs.root, func(n *fsNode) {
-		if n.captured {
+	Walk(fs.Root, func(n *Node) {
+		if n.Captured {
 			captured++
 		}
-		if n.tooLarge {
+		if n.TooLarge {
 			tooLarge++
 		}
 	})

@@ -1,6 +1,7 @@
-package artifact
+package conform
 
 import (
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -10,7 +11,7 @@ const homeTrap = "This is BuildKit's parent-directory trap: `COPY --chown=1000:1
 
 // overlayFS returns the filesystem when the overlay checks apply (a mixin
 // whose layers read), or the findings to report instead.
-func (s *checkState) overlayFS() (*layerFS, []Finding) {
+func (s *checkState) overlayFS() (*kitimage.FS, []Finding) {
 	if s.d.Kind != spec.KindMixin {
 		return nil, nil
 	}
@@ -25,14 +26,14 @@ func checkHomeOwnership(s *checkState) []Finding {
 	if fs == nil {
 		return out
 	}
-	if n := fs.lookup("/home", false); n != nil && n.explicit() && n.uid != 0 {
+	if n := fs.Lookup("/home", false); n != nil && n.Explicit() && n.UID != 0 {
 		msg := "the overlay ships /home owned by uid %d (gid %d); a mixin's directory entries replace the base's, owner included, so every sandbox it lands on would get a /home root does not own. "
-		out = append(out, fail(msg+homeTrap, n.uid, n.gid)...)
+		out = append(out, fail(msg+homeTrap, n.UID, n.GID)...)
 	}
-	if n := fs.lookup("/home/agent", false); n != nil && n.explicit() && n.uid != 1000 {
+	if n := fs.Lookup("/home/agent", false); n != nil && n.Explicit() && n.UID != 1000 {
 		msg := "the overlay ships /home/agent owned by uid %d (gid %d); a mixin's directory entries replace the base's, owner included, so the agent (uid 1000) would lose its own home. " +
 			"Copy into it as the agent: `COPY --chown=1000:1000 files/ /home/agent/` (after staging a root-owned /home); a COPY without --chown writes root-owned entries."
-		out = append(out, fail(msg, n.uid, n.gid)...)
+		out = append(out, fail(msg, n.UID, n.GID)...)
 	}
 	return out
 }
@@ -42,9 +43,9 @@ func checkLinksResolve(s *checkState) []Finding {
 	if fs == nil {
 		return out
 	}
-	dangling := fs.danglingLinks()
+	dangling := fs.DanglingLinks()
 	for i, l := range dangling {
-		if i == maxDanglingReport {
+		if i == kitimage.MaxDanglingReport {
 			out = append(out, warn("and %d more symbolic links that do not resolve within the overlay's own layers", len(dangling)-i)...)
 			break
 		}

@@ -1,4 +1,4 @@
-package artifact_test
+package conform_test
 
 import (
 	"encoding/json"
@@ -6,19 +6,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 )
 
 // TestReportJSON is issue 21: json.Marshal of a check's Report is the
 // document kitsmith check --format json prints, for a Report and a
 // *Report alike, and it reads back into the same Report.
 func TestReportJSON(t *testing.T) {
-	rep := artifact.Report{
+	rep := conform.Report{
 		Reference: "oci:out/tool:1.0.0", Platforms: []string{"linux/amd64"},
-		Findings: []artifact.Finding{
-			{Check: "oci-media-types", Severity: artifact.SeverityWarn, Message: "index entry", Spec: "OCI"},
-			{Check: "overlay-home-ownership", Severity: artifact.SeverityFail, Platform: "linux/amd64", Message: "root-owned", Spec: "SPEC-v3 §10"},
-			{Check: "kit-skills", Severity: artifact.SeveritySkip, Platform: "linux/amd64", Message: "no skills"},
+		Findings: []conform.Finding{
+			{Check: "oci-media-types", Severity: conform.SeverityWarn, Message: "index entry", Spec: "OCI"},
+			{Check: "overlay-home-ownership", Severity: conform.SeverityFail, Platform: "linux/amd64", Message: "root-owned", Spec: "SPEC-v3 §10"},
+			{Check: "kit-skills", Severity: conform.SeveritySkip, Platform: "linux/amd64", Message: "no skills"},
 		},
 	}
 	const want = `{"formatVersion":1,"reference":"oci:out/tool:1.0.0","platforms":["linux/amd64"],"conforms":false,` +
@@ -35,14 +35,14 @@ func TestReportJSON(t *testing.T) {
 			t.Errorf("%s: json.Marshal (-want +got):\n%s", name, diff)
 		}
 	}
-	var back artifact.Report
+	var back conform.Report
 	if err := json.Unmarshal([]byte(want), &back); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(rep, back); diff != "" {
 		t.Errorf("read back (-want +got):\n%s", diff)
 	}
-	empty, err := json.Marshal(artifact.Report{})
+	empty, err := json.Marshal(conform.Report{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,49 +1,12 @@
-package artifact
+package conform
 
 import (
-	"context"
-	"fmt"
 	"strings"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
-
-// KitResolver reads the kits a merged set lists, at the digest the set
-// pinned, so that merged-set-declarations can judge the merge against
-// them.
-type KitResolver interface {
-	// ResolveKit opens the kit ref names (a registry reference, usually
-	// tagged) at manifest digest.
-	ResolveKit(ctx context.Context, ref, digest string) (*Artifact, error)
-}
-
-// RegistryResolver returns a KitResolver that opens each listed kit from
-// its registry as repo@digest, with opts as Open takes them. Options that
-// contradict each other make every ResolveKit fail.
-func RegistryResolver(opts ...Option) KitResolver {
-	o, err := makeOptions(opts)
-	return registryResolver{opts: o, err: err}
-}
-
-type registryResolver struct {
-	opts *options
-	err  error
-}
-
-var _ KitResolver = registryResolver{}
-
-// ResolveKit opens ref's repository at digest.
-func (r registryResolver) ResolveKit(ctx context.Context, ref, digest string) (*Artifact, error) {
-	if r.err != nil {
-		return nil, fmt.Errorf("resolving %s: %w", ref, r.err)
-	}
-	parsed, err := r.opts.registryRef(ref)
-	if err != nil {
-		return nil, fmt.Errorf("resolving %s: %w", ref, err)
-	}
-	pinned := parsed.Context().String() + "@" + digest
-	return openRegistry(ctx, pinned, r.opts)
-}
 
 func checkMergedSet(s *checkState) []Finding {
 	if len(s.d.Kits) == 0 {
@@ -58,7 +21,7 @@ func checkMergedSet(s *checkState) []Finding {
 	}
 	if want := len(s.d.Kits) + 1; len(s.stems) < want {
 		out = append(out, withSpec("SPEC-v3 §10/merged-set-carries-sources",
-			fail("the descriptor lists %d kits, so at least %d staged roots are expected (theirs and its own), but %d are staged: %s", len(s.d.Kits), want, len(s.stems), listOrNone(s.stems)))...)
+			fail("the descriptor lists %d kits, so at least %d staged roots are expected (theirs and its own), but %d are staged: %s", len(s.d.Kits), want, len(s.stems), kitimage.ListOrNone(s.stems)))...)
 	}
 	return out
 }
@@ -85,14 +48,14 @@ func checkMergedSetDeclarations(s *checkState) []Finding {
 		if err != nil {
 			return skip("%s@%s is not reachable from here: %v", k.Ref, k.Digest, err)
 		}
-		in, err := a.Inspect(s.ctx, withoutLayers())
+		in, err := a.Inspect(s.ctx, artifact.WithoutLayers())
 		if err != nil {
 			return skip("%s@%s is not readable from here: %v", k.Ref, k.Digest, err)
 		}
 		if in.Descriptor == nil {
 			return fail("%s@%s carries no decodable descriptor annotation, so it is not a kit this set could have merged", k.Ref, k.Digest)
 		}
-		k2, err := spec.Parse(k.Ref, []byte(in.descriptorRaw))
+		k2, err := spec.Parse(k.Ref, in.DescriptorJSON())
 		if err == nil {
 			if rep := k2.Validate(spec.WithMode(spec.ModePublished)); !rep.OK() {
 				return fail("%s@%s is not a valid published kit, so this set could not have merged it: %v", k.Ref, k.Digest, rep.Errors[0].Msg)
@@ -119,7 +82,7 @@ func judgeStagedKits(s *checkState, kits []listedKit) []Finding {
 			if used[stem] {
 				continue
 			}
-			if sd, err := s.fs.stagedDescriptor(stem); err == nil && sameDescriptor(sd, k.d) {
+			if sd, err := s.fs.Descriptor(stem); err == nil && kitimage.SameDescriptor(sd, k.d) {
 				used[stem], found = true, true
 				break
 			}

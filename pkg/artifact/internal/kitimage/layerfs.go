@@ -1,4 +1,4 @@
-package artifact
+package kitimage
 
 import (
 	"archive/tar"
@@ -22,74 +22,74 @@ const (
 	maxSymlinkHops    = 40
 	opaqueWhiteout    = ".wh..wh..opq"
 	whiteoutPrefix    = ".wh."
-	typeImpliedDir    = 'D' // a directory no layer wrote an entry for
-	typeDir           = tar.TypeDir
-	typeReg           = tar.TypeReg
-	typeSymlink       = tar.TypeSymlink
-	typeHardlink      = tar.TypeLink
-	maxDanglingReport = 20
+	TypeImpliedDir    = 'D' // a directory no layer wrote an entry for
+	TypeDir           = tar.TypeDir
+	TypeReg           = tar.TypeReg
+	TypeSymlink       = tar.TypeSymlink
+	TypeHardlink      = tar.TypeLink
+	MaxDanglingReport = 20
 )
 
-// fsNode is one path of the composed filesystem of an image's layers.
-type fsNode struct {
-	parent   *fsNode
-	name     string
-	children map[string]*fsNode
-	// layer is the index of the layer that wrote the entry (or implied
+// Node is one path of the composed filesystem of an image's layers.
+type Node struct {
+	Parent   *Node
+	Name     string
+	Children map[string]*Node
+	// Layer is the index of the layer that wrote the entry (or implied
 	// the directory).
-	layer int
-	typ   byte
-	mode  int64
-	uid   int
-	gid   int
-	size  int64
-	// link is a symlink's target as written, or a hard link's target as
+	Layer int
+	Type  byte
+	Mode  int64
+	UID   int
+	GID   int
+	Size  int64
+	// Link is a symlink's target as written, or a hard link's target as
 	// an absolute path.
-	link string
-	// content is the file's bytes when a check asked for them and they fit.
-	content  []byte
-	captured bool
-	tooLarge bool
+	Link string
+	// Content is the file's bytes when a check asked for them and they fit.
+	Content  []byte
+	Captured bool
+	TooLarge bool
 }
 
-func (n *fsNode) isDir() bool { return n.typ == typeDir || n.typ == typeImpliedDir }
+func (n *Node) IsDir() bool { return n.Type == TypeDir || n.Type == TypeImpliedDir }
 
-// explicit reports whether a layer wrote an entry for the path, rather than
+// Explicit reports whether a layer wrote an entry for the path, rather than
 // the path being implied by entries below it.
-func (n *fsNode) explicit() bool { return n.typ != typeImpliedDir }
+func (n *Node) Explicit() bool { return n.Type != TypeImpliedDir }
 
-func (n *fsNode) path() string {
-	if n.parent == nil {
+func (n *Node) Path() string {
+	if n.Parent == nil {
 		return "/"
 	}
 	var parts []string
-	for c := n; c.parent != nil; c = c.parent {
-		parts = append(parts, c.name)
+	for c := n; c.Parent != nil; c = c.Parent {
+		parts = append(parts, c.Name)
 	}
 	slices.Reverse(parts)
 	return "/" + strings.Join(parts, "/")
 }
 
-// layerFS is the filesystem an image's layers compose to, applied in order
+// FS is the filesystem an image's layers compose to, applied in order
 // with OCI whiteouts. It keeps every entry's metadata and, for the few
 // paths a check reads, bounded contents.
-type layerFS struct {
-	root    *fsNode
+type FS struct {
+	Root    *Node
 	entries int
 	// budget is what the names, link targets and contents kept may take;
 	// one budget is shared by every layerFS of a Check or Inspect.
-	budget *memBudget
+	budget *Budget
 	// want returns how many bytes of a regular file to keep (0: none).
 	want func(p string) int64
 }
 
-// newLayerFS starts an empty filesystem charging b (a fresh budget when
+// NewFS starts an empty filesystem charging b (a fresh budget when
 // nil).
-func newLayerFS(want func(string) int64, b *memBudget) *layerFS {
+func NewFS(want func(string) int64, b *Budget) *FS {
 	if b == nil {
-		b = newMemBudget()
+		b = NewBudget()
 	}
-	return &layerFS{root: &fsNode{typ: typeImpliedDir, children: map[string]*fsNode{}}, want: want, budget: b}
+	return &FS{Root: &Node{Type: TypeImpliedDir, Children: map[string]*Node{}}, want: want, budget: b}
 }
 
 // Memory bounds of one Check or Inspect: what it keeps of every layer of
@@ -104,23 +104,23 @@ const (
 	maxPathBytes = 4096
 )
 
-// memBudget is the memory one Check or Inspect may spend on what it keeps
+// Budget is the memory one Check or Inspect may spend on what it keeps
 // of the layers, and how much file content it has captured. It is used
 // by one goroutine at a time.
-type memBudget struct {
+type Budget struct {
 	used, limit          int64
 	captured, captureCap int64
 }
 
-func newMemBudget() *memBudget {
-	return &memBudget{limit: maxCheckMemory, captureCap: maxCapturedTotal}
+func NewBudget() *Budget {
+	return &Budget{limit: maxCheckMemory, captureCap: maxCapturedTotal}
 }
 
 // charge spends n bytes, failing with ErrTooLarge past the limit.
-func (b *memBudget) charge(n int64) error {
+func (b *Budget) charge(n int64) error {
 	b.used += n
 	if b.used > b.limit {
-		return fmt.Errorf("%w: the layers' names, link targets and the file contents a check reads take more than the %d MiB one check may hold", ErrTooLarge, b.limit>>20)
+		return fmt.Errorf("%w: the layers' names, link targets and the file contents a check reads take more than the %d MiB one check may hold", errTooLarge, b.limit>>20)
 	}
 	return nil
 }
@@ -129,8 +129,8 @@ func (b *memBudget) charge(n int64) error {
 // above the root are clamped to it, as an unpacker would.
 func layerPath(name string) string { return path.Clean("/" + name) }
 
-// apply adds one layer's tar stream on top of what is there.
-func (f *layerFS) apply(ctx context.Context, r io.Reader, layer int) error {
+// Apply adds one layer's tar stream on top of what is there.
+func (f *FS) Apply(ctx context.Context, r io.Reader, layer int) error {
 	tr := tar.NewReader(ctxReader{ctx, r})
 	for {
 		hdr, err := tr.Next()
@@ -141,7 +141,7 @@ func (f *layerFS) apply(ctx context.Context, r io.Reader, layer int) error {
 			return err
 		}
 		if f.entries++; f.entries > maxLayerEntries {
-			return fmt.Errorf("%w: the layers hold more than %d entries", ErrTooLarge, maxLayerEntries)
+			return fmt.Errorf("%w: the layers hold more than %d entries", errTooLarge, maxLayerEntries)
 		}
 		if len(hdr.Name) > maxPathBytes || len(hdr.Linkname) > maxPathBytes {
 			return fmt.Errorf("%w: entry %.64q… has a name or link target of %d bytes; a path is at most %d bytes (PATH_MAX), so no unpacker can create it",
@@ -158,22 +158,22 @@ func (f *layerFS) apply(ctx context.Context, r io.Reader, layer int) error {
 		switch {
 		case base == opaqueWhiteout:
 			d := f.ensureDir(dir, layer)
-			for k, c := range d.children {
-				if c.layer < layer {
-					delete(d.children, k)
+			for k, c := range d.Children {
+				if c.Layer < layer {
+					delete(d.Children, k)
 				}
 			}
 			continue
 		case strings.HasPrefix(base, whiteoutPrefix):
-			if d := f.lookup(dir, false); d != nil && d.isDir() {
-				if c := d.children[strings.TrimPrefix(base, whiteoutPrefix)]; c != nil && c.layer < layer {
-					delete(d.children, c.name)
+			if d := f.Lookup(dir, false); d != nil && d.IsDir() {
+				if c := d.Children[strings.TrimPrefix(base, whiteoutPrefix)]; c != nil && c.Layer < layer {
+					delete(d.Children, c.Name)
 				}
 			}
 			continue
 		}
 		n := f.put(f.ensureDir(dir, layer), base, hdr, layer)
-		if n.typ == typeReg {
+		if n.Type == TypeReg {
 			if err := f.capture(n, p, tr, hdr.Size); err != nil {
 				return err
 			}
@@ -183,38 +183,38 @@ func (f *layerFS) apply(ctx context.Context, r io.Reader, layer int) error {
 
 // put records an entry in parent; a directory entry over a directory keeps
 // the children, anything else replaces what was there.
-func (f *layerFS) put(parent *fsNode, base string, hdr *tar.Header, layer int) *fsNode {
+func (f *FS) put(parent *Node, base string, hdr *tar.Header, layer int) *Node {
 	typ := hdr.Typeflag
 	if typ == '\x00' { // tar.TypeRegA, which old archives still write
-		typ = typeReg
+		typ = TypeReg
 	}
-	n := parent.children[base]
-	if n == nil || !(n.isDir() && typ == typeDir) {
-		n = &fsNode{parent: parent, name: base}
-		parent.children[base] = n
+	n := parent.Children[base]
+	if n == nil || !(n.IsDir() && typ == TypeDir) {
+		n = &Node{Parent: parent, Name: base}
+		parent.Children[base] = n
 	}
-	n.layer, n.typ, n.mode, n.uid, n.gid, n.size = layer, typ, hdr.Mode, hdr.Uid, hdr.Gid, hdr.Size
-	n.link, n.content, n.captured, n.tooLarge = "", nil, false, false
+	n.Layer, n.Type, n.Mode, n.UID, n.GID, n.Size = layer, typ, hdr.Mode, hdr.Uid, hdr.Gid, hdr.Size
+	n.Link, n.Content, n.Captured, n.TooLarge = "", nil, false, false
 	switch typ {
-	case typeDir:
-		if n.children == nil {
-			n.children = map[string]*fsNode{}
+	case TypeDir:
+		if n.Children == nil {
+			n.Children = map[string]*Node{}
 		}
-	case typeSymlink:
-		n.link = hdr.Linkname
-	case typeHardlink:
-		n.link = layerPath(hdr.Linkname)
+	case TypeSymlink:
+		n.Link = hdr.Linkname
+	case TypeHardlink:
+		n.Link = layerPath(hdr.Linkname)
 	}
 	return n
 }
 
-func (f *layerFS) capture(n *fsNode, p string, r io.Reader, size int64) error {
+func (f *FS) capture(n *Node, p string, r io.Reader, size int64) error {
 	limit := f.want(p)
 	if limit <= 0 {
 		return nil
 	}
 	if size > limit || f.budget.captured+size > f.budget.captureCap {
-		n.tooLarge = true
+		n.TooLarge = true
 		return nil
 	}
 	if err := f.budget.charge(size); err != nil {
@@ -224,20 +224,20 @@ func (f *layerFS) capture(n *fsNode, p string, r io.Reader, size int64) error {
 	if err != nil {
 		return err
 	}
-	n.content, n.captured = b, true
+	n.Content, n.Captured = b, true
 	f.budget.captured += int64(len(b))
 	return nil
 }
 
 // ensureDir returns the directory at p, implying any missing one and
 // replacing a non-directory in the way, as applying a layer does.
-func (f *layerFS) ensureDir(p string, layer int) *fsNode {
-	cur := f.root
+func (f *FS) ensureDir(p string, layer int) *Node {
+	cur := f.Root
 	for _, part := range splitPath(p) {
-		c := cur.children[part]
-		if c == nil || !c.isDir() {
-			c = &fsNode{parent: cur, name: part, typ: typeImpliedDir, layer: layer, children: map[string]*fsNode{}}
-			cur.children[part] = c
+		c := cur.Children[part]
+		if c == nil || !c.IsDir() {
+			c = &Node{Parent: cur, Name: part, Type: TypeImpliedDir, Layer: layer, Children: map[string]*Node{}}
+			cur.Children[part] = c
 		}
 		cur = c
 	}
@@ -254,36 +254,36 @@ func splitPath(p string) []string {
 	return out
 }
 
-// lookup resolves p in the composed filesystem, following symbolic links
+// Lookup resolves p in the composed filesystem, following symbolic links
 // on the way (and at the end when follow is set) and hard links at the end
 // when follow is set. It returns nil when nothing is there or a link loops.
-func (f *layerFS) lookup(p string, follow bool) *fsNode {
+func (f *FS) Lookup(p string, follow bool) *Node {
 	hops := 0
-	cur := f.root
+	cur := f.Root
 	parts := splitPath(p)
 	for i := 0; i < len(parts); i++ {
 		part := parts[i]
 		if part == ".." {
-			if cur.parent != nil {
-				cur = cur.parent
+			if cur.Parent != nil {
+				cur = cur.Parent
 			}
 			continue
 		}
-		if !cur.isDir() {
+		if !cur.IsDir() {
 			return nil
 		}
-		c := cur.children[part]
+		c := cur.Children[part]
 		if c == nil {
 			return nil
 		}
 		last := i == len(parts)-1
-		if (c.typ == typeSymlink || c.typ == typeHardlink && last) && (!last || follow) {
+		if (c.Type == TypeSymlink || c.Type == TypeHardlink && last) && (!last || follow) {
 			if hops++; hops > maxSymlinkHops {
 				return nil
 			}
-			target := c.link
+			target := c.Link
 			if strings.HasPrefix(target, "/") {
-				cur = f.root
+				cur = f.Root
 			}
 			parts = append(splitPath(target), parts[i+1:]...)
 			i = -1
@@ -294,18 +294,18 @@ func (f *layerFS) lookup(p string, follow bool) *fsNode {
 	return cur
 }
 
-// walk calls fn for every node under n, in path order.
-func walk(n *fsNode, fn func(*fsNode)) {
-	names := make([]string, 0, len(n.children))
-	for k := range n.children {
+// Walk calls fn for every node under n, in path order.
+func Walk(n *Node, fn func(*Node)) {
+	names := make([]string, 0, len(n.Children))
+	for k := range n.Children {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		c := n.children[k]
+		c := n.Children[k]
 		fn(c)
-		if c.isDir() {
-			walk(c, fn)
+		if c.IsDir() {
+			Walk(c, fn)
 		}
 	}
 }
@@ -316,17 +316,20 @@ type Symlink struct {
 	Target string `json:"target"`
 }
 
-// danglingLinks lists the symbolic links whose targets do not resolve
+// DanglingLinks lists the symbolic links whose targets do not resolve
 // within the filesystem.
-func (f *layerFS) danglingLinks() []Symlink {
+func (f *FS) DanglingLinks() []Symlink {
 	var out []Symlink
-	walk(f.root, func(n *fsNode) {
-		if n.typ == typeSymlink && f.lookup(n.path(), true) == nil {
-			out = append(out, Symlink{Path: n.path(), Target: n.link})
+	Walk(f.Root, func(n *Node) {
+		if n.Type == TypeSymlink && f.Lookup(n.Path(), true) == nil {
+			out = append(out, Symlink{Path: n.Path(), Target: n.Link})
 		}
 	})
 	return out
 }
+
+// NewCtxReader returns a reader of r that stops when ctx ends.
+func NewCtxReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
 
 // ctxReader stops a layer read when its context ends.
 type ctxReader struct {

@@ -1,4 +1,4 @@
-package artifact
+package kitimage
 
 import (
 	"archive/tar"
@@ -11,25 +11,25 @@ import (
 )
 
 // compose applies layers of entries in order.
-func compose(t *testing.T, want func(string) int64, layers ...[]entry) *layerFS {
+func compose(t *testing.T, want func(string) int64, layers ...[]entry) *FS {
 	t.Helper()
 	if want == nil {
 		want = func(string) int64 { return 0 }
 	}
-	f := newLayerFS(want, nil)
+	f := NewFS(want, nil)
 	for i, es := range layers {
-		if err := f.apply(context.Background(), bytes.NewReader(tarBytes(t, es...)), i); err != nil {
+		if err := f.Apply(context.Background(), bytes.NewReader(tarBytes(t, es...)), i); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return f
 }
 
-func paths(f *layerFS) []string {
+func paths(f *FS) []string {
 	var out []string
-	walk(f.root, func(n *fsNode) {
-		s := n.path()
-		if n.isDir() {
+	Walk(f.Root, func(n *Node) {
+		s := n.Path()
+		if n.IsDir() {
 			s += "/"
 		}
 		out = append(out, s)
@@ -47,7 +47,7 @@ func TestLayerFSWhiteouts(t *testing.T) {
 	if diff := cmp.Diff(want, paths(f)); diff != "" {
 		t.Errorf("composed paths mismatch (-want +got):\n%s", diff)
 	}
-	if n := f.lookup("/c", false); n == nil || n.explicit() {
+	if n := f.Lookup("/c", false); n == nil || n.Explicit() {
 		t.Errorf("/c should be an implied directory, got %+v", n)
 	}
 }
@@ -81,31 +81,31 @@ func TestLayerFSLookup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := ""
-		if n := f.lookup(tt.path, tt.follow); n != nil {
-			got = n.path()
+		if n := f.Lookup(tt.path, tt.follow); n != nil {
+			got = n.Path()
 		}
 		if got != tt.want {
 			t.Errorf("lookup(%q, %v) = %q, want %q", tt.path, tt.follow, got, tt.want)
 		}
 	}
-	if b, err := f.readFile("/bin/sh"); err != nil || string(b) != "sh!" {
+	if b, err := f.ReadFile("/bin/sh"); err != nil || string(b) != "sh!" {
 		t.Errorf("readFile(/bin/sh) = %q, %v", b, err)
 	}
-	if _, err := f.readFile("/usr"); !errors.Is(err, errNotRegular) {
+	if _, err := f.ReadFile("/usr"); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("readFile(/usr) error = %v, want errNotRegular", err)
 	}
 	want := []Symlink{{Path: "/loop1", Target: "loop2"}, {Path: "/loop2", Target: "/loop1"}}
-	if diff := cmp.Diff(want, f.danglingLinks()); diff != "" {
+	if diff := cmp.Diff(want, f.DanglingLinks()); diff != "" {
 		t.Errorf("danglingLinks mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestLayerFSCaptureBounds(t *testing.T) {
 	f := compose(t, func(p string) int64 { return 4 }, []entry{file("small", "1234"), file("big", "12345")})
-	if b, err := f.readFile("/small"); err != nil || string(b) != "1234" {
+	if b, err := f.ReadFile("/small"); err != nil || string(b) != "1234" {
 		t.Errorf("readFile(/small) = %q, %v", b, err)
 	}
-	if _, err := f.readFile("/big"); !errors.Is(err, errFileTooBig) {
+	if _, err := f.ReadFile("/big"); !errors.Is(err, ErrFileTooBig) {
 		t.Errorf("readFile(/big) error = %v, want errFileTooBig", err)
 	}
 }
@@ -113,38 +113,9 @@ func TestLayerFSCaptureBounds(t *testing.T) {
 func TestLayerFSCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	f := newLayerFS(wantedFile, nil)
-	if err := f.apply(ctx, bytes.NewReader(tarBytes(t, file("a", "b"))), 0); !errors.Is(err, context.Canceled) {
+	f := NewFS(wantedFile, nil)
+	if err := f.Apply(ctx, bytes.NewReader(tarBytes(t, file("a", "b"))), 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("apply with a cancelled context = %v, want context.Canceled", err)
-	}
-}
-
-func TestLookupUser(t *testing.T) {
-	passwd := "# comment:x:5:5::/home/c:/bin/sh\nroot:x:0:0:root:/root:/bin/bash\nagent:x:1000:1000::/home/agent:/bin/bash\nshort:x:7\nnohome:x:1001:1001::relative:/bin/sh\n"
-	group := "root:x:0:\nstaff:x:50:agent\n"
-	tests := []struct {
-		user string
-		want account
-		ok   bool
-	}{
-		{user: "agent", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 1000}, ok: true},
-		{user: "1000", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 1000}, ok: true},
-		{user: "001000", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 1000}, ok: true},
-		{user: "agent:staff", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 50}, ok: true},
-		{user: "agent:99", want: account{name: "agent", home: "/home/agent", uid: 1000, gid: 99}, ok: true},
-		{user: "agent:nogroup"},
-		{user: "root", want: account{name: "root", home: "/root"}, ok: true},
-		{user: "nohome"},
-		{user: "short"},
-		{user: "# comment"},
-		{user: "4294967295"},
-		{user: " agent"},
-	}
-	for _, tt := range tests {
-		got, ok := lookupUser(passwd, group, tt.user)
-		if ok != tt.ok || got != tt.want {
-			t.Errorf("lookupUser(%q) = %+v, %v; want %+v, %v", tt.user, got, ok, tt.want, tt.ok)
-		}
 	}
 }
 

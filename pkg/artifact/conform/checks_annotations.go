@@ -1,9 +1,10 @@
-package artifact
+package conform
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -12,6 +13,21 @@ var descriptorAnnotationInfo = CheckInfo{ID: "descriptor-annotation", Spec: "SPE
 
 // kitChecks lists kit-tck's artifact checks after descriptor-annotation,
 // in kit-tck's order.
+// The annotation keys the checks compare, as artifact.Annotations writes
+// them: the org.opencontainers.image.* keys a descriptor determines, in
+// the order SPEC-v3 §7.3 lists them; the ones a kit never carries; and
+// the kit keys compared between an index and its manifests.
+var (
+	derivedOCIKeys = []string{
+		artifact.AnnotationTitle, artifact.AnnotationDescription, artifact.AnnotationAuthors,
+		artifact.AnnotationSource, artifact.AnnotationLicenses, artifact.AnnotationVersion,
+	}
+	forbiddenOCIKeys = []string{artifact.AnnotationRevision, artifact.AnnotationBaseName, artifact.AnnotationBaseDigest}
+	promotedKeys     = []string{
+		artifact.AnnotationDescriptor, artifact.AnnotationSchemaVersion, artifact.AnnotationCapabilities, artifact.AnnotationBuiltBy,
+	}
+)
+
 func kitChecks() []check {
 	return []check{
 		{CheckInfo{"agent-skill-content", "Every agent-skill@1 entry's path holds a regular SKILL.md file.", "agent-skill@1/content-present"}, checkAgentSkillContent},
@@ -40,12 +56,12 @@ func kitChecks() []check {
 // when the annotation is missing or does not decode, and nil (with the
 // descriptor decoded into s) otherwise.
 func (s *checkState) decodeDescriptor() []Finding {
-	raw, ok := s.ann[AnnotationDescriptor]
+	raw, ok := s.ann[artifact.AnnotationDescriptor]
 	if !ok || raw == "" {
 		return fail("the manifest carries no %s annotation, so it is not a kit: sbx reads a kit's declarations from it. %s",
-			AnnotationDescriptor, s.missingDescriptorHint())
+			artifact.AnnotationDescriptor, s.missingDescriptorHint())
 	}
-	k, err := spec.Parse(AnnotationDescriptor, []byte(raw))
+	k, err := spec.Parse(artifact.AnnotationDescriptor, []byte(raw))
 	if err == nil && k.Descriptor == nil {
 		err = k.Problems().Err()
 		if err == nil {
@@ -56,7 +72,7 @@ func (s *checkState) decodeDescriptor() []Finding {
 		err = k.Problems().Err()
 	}
 	if err != nil {
-		return fail("the %s annotation does not decode: %v; it must hold the published descriptor as compact JSON", AnnotationDescriptor, err)
+		return fail("the %s annotation does not decode: %v; it must hold the published descriptor as compact JSON", artifact.AnnotationDescriptor, err)
 	}
 	s.raw, s.kit, s.d = raw, k, k.Descriptor
 	return nil
@@ -66,7 +82,7 @@ func (s *checkState) missingDescriptorHint() string {
 	switch {
 	case hasDockerMediaTypes(s.m):
 		return "Docker's classic image store dropped it (see oci-media-types)."
-	case s.st.index != nil && s.st.index.Annotations[AnnotationDescriptor] != "":
+	case s.st.Index != nil && s.st.Index.Annotations[artifact.AnnotationDescriptor] != "":
 		return "The index carries it, but every platform manifest must too (consumers fall back to the manifest); kitsmith build annotates every manifest."
 	}
 	return "Build with kitsmith build; with buildx, pass each kit annotation as --output annotation-manifest.<key>=<value> (and annotation-index.<key>=<value> for a multi-platform index)."
@@ -96,43 +112,43 @@ func checkDescriptorValid(s *checkState) []Finding {
 }
 
 func checkSchemaVersion(s *checkState) []Finding {
-	got, ok := s.ann[AnnotationSchemaVersion]
+	got, ok := s.ann[artifact.AnnotationSchemaVersion]
 	switch {
 	case !ok:
-		return fail("%s is missing; the descriptor says schemaVersion %q", AnnotationSchemaVersion, s.d.SchemaVersion)
+		return fail("%s is missing; the descriptor says schemaVersion %q", artifact.AnnotationSchemaVersion, s.d.SchemaVersion)
 	case got != s.d.SchemaVersion:
-		return fail("%s is %q; the descriptor says %q", AnnotationSchemaVersion, got, s.d.SchemaVersion)
+		return fail("%s is %q; the descriptor says %q", artifact.AnnotationSchemaVersion, got, s.d.SchemaVersion)
 	}
 	return nil
 }
 
 func checkCapabilities(s *checkState) []Finding {
-	got, present := s.ann[AnnotationCapabilities]
+	got, present := s.ann[artifact.AnnotationCapabilities]
 	want := strings.Join(s.d.CapabilityTypes(), ",")
 	switch {
 	case want == "" && present:
-		return fail("%s is %q, but the kit requests no capabilities; the key is omitted when there are none", AnnotationCapabilities, got)
+		return fail("%s is %q, but the kit requests no capabilities; the key is omitted when there are none", artifact.AnnotationCapabilities, got)
 	case want != "" && !present:
-		return fail("%s is missing; the descriptor requests %q (consumers read it to learn what the kit asks for before decoding the descriptor)", AnnotationCapabilities, want)
+		return fail("%s is missing; the descriptor requests %q (consumers read it to learn what the kit asks for before decoding the descriptor)", artifact.AnnotationCapabilities, want)
 	case got != want:
-		return fail("%s is %q; the descriptor requests %q (distinct types, group members included, sorted, joined with \",\")", AnnotationCapabilities, got, want)
+		return fail("%s is %q; the descriptor requests %q (distinct types, group members included, sorted, joined with \",\")", artifact.AnnotationCapabilities, got, want)
 	}
 	return nil
 }
 
 func checkBuiltBy(s *checkState) []Finding {
-	v, ok := s.ann[AnnotationBuiltBy]
+	v, ok := s.ann[artifact.AnnotationBuiltBy]
 	if !ok {
 		return nil // kits published before the key existed carry none
 	}
-	if _, err := ParseBuiltBy(v); err != nil {
-		return fail("%s is %q: %v; write compact JSON {\"name\":…,\"version\":…,\"revision\":…}", AnnotationBuiltBy, v, err)
+	if _, err := artifact.ParseBuiltBy(v); err != nil {
+		return fail("%s is %q: %v; write compact JSON {\"name\":…,\"version\":…,\"revision\":…}", artifact.AnnotationBuiltBy, v, err)
 	}
 	return nil
 }
 
 func checkOCIAnnotations(s *checkState) []Finding {
-	derived := OCIAnnotations(s.d)
+	derived := artifact.OCIAnnotations(s.d)
 	var out []Finding
 	for _, k := range derivedOCIKeys {
 		want, derivedHas := derived[k]
@@ -146,9 +162,9 @@ func checkOCIAnnotations(s *checkState) []Finding {
 			out = append(out, fail("%s is %q, but the descriptor field it derives from is empty (or, for version, its provides disagree)", k, got)...)
 		}
 	}
-	if c, ok := s.ann[AnnotationCreated]; ok && !ValidCreated(c) {
+	if c, ok := s.ann[artifact.AnnotationCreated]; ok && !artifact.ValidCreated(c) {
 		out = append(out, withSpec("SPEC-v3 §9.3/created-rfc3339",
-			fail("%s is %q, which is not an RFC 3339 timestamp; derive it from SOURCE_DATE_EPOCH, e.g. 1970-01-01T00:00:00Z", AnnotationCreated, c))...)
+			fail("%s is %q, which is not an RFC 3339 timestamp; derive it from SOURCE_DATE_EPOCH, e.g. 1970-01-01T00:00:00Z", artifact.AnnotationCreated, c))...)
 	}
 	for _, k := range forbiddenOCIKeys {
 		if _, ok := s.ann[k]; ok {
@@ -159,10 +175,10 @@ func checkOCIAnnotations(s *checkState) []Finding {
 }
 
 func checkIndexAnnotations(s *checkState) []Finding {
-	if s.st.index == nil {
+	if s.st.Index == nil {
 		return nil
 	}
-	idx := s.st.index.Annotations
+	idx := s.st.Index.Annotations
 	var out []Finding
 	for _, k := range append(append([]string{}, promotedKeys...), derivedOCIKeys...) {
 		mv, onManifest := s.ann[k]

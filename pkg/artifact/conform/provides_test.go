@@ -1,10 +1,12 @@
-package artifact
+package conform
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 )
 
 func TestPackageVersion(t *testing.T) {
@@ -150,5 +152,13 @@ func TestIntersectProvides(t *testing.T) {
 				t.Errorf("IntersectProvides() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDatabasePaths: the layer reader captures the package databases at
+// the paths the provides check reads them from.
+func TestDatabasePaths(t *testing.T) {
+	if DpkgStatusPath != kitimage.DpkgStatusPath || ApkInstalledPath != kitimage.ApkInstalledPath {
+		t.Errorf("database paths %q, %q; the layer reader captures %q, %q", DpkgStatusPath, ApkInstalledPath, kitimage.DpkgStatusPath, kitimage.ApkInstalledPath)
 	}
 }

@@ -1,4 +1,4 @@
-package artifact
+package conform
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kitsmith/kitsmith/pkg/artifact/internal/kitimage"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -56,9 +57,9 @@ func checkDerivedProvides(s *checkState) []Finding {
 		if len(entries) == 0 {
 			continue
 		}
-		body, err := s.fs.readFile(db.path)
+		body, err := s.fs.ReadFile(db.path)
 		switch {
-		case errors.Is(err, errFileTooBig):
+		case errors.Is(err, kitimage.ErrFileTooBig):
 			out = append(out, warn("%s is larger than kitsmith reads, so the %s/ entries were not held to it", db.path, db.namespace)...)
 			continue
 		case err != nil:

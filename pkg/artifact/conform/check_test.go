@@ -1,4 +1,4 @@
-package artifact_test
+package conform_test
 
 import (
 	"bytes"
@@ -21,11 +21,12 @@ import (
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
 // summary renders findings as "severity check [platform]" lines.
-func summary(fs []artifact.Finding) []string {
+func summary(fs []conform.Finding) []string {
 	out := []string{}
 	for _, f := range fs {
 		p := f.Platform
@@ -650,7 +651,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := tt.artifact(t).Check(context.Background())
+			rep, err := conform.Check(context.Background(), tt.artifact(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -661,7 +662,7 @@ func TestCheck(t *testing.T) {
 				}
 			}
 			for _, c := range tt.contains {
-				if !slices.ContainsFunc(rep.Findings, func(f artifact.Finding) bool { return strings.Contains(f.Message, c) }) {
+				if !slices.ContainsFunc(rep.Findings, func(f conform.Finding) bool { return strings.Contains(f.Message, c) }) {
 					t.Errorf("no finding says %q", c)
 				}
 			}
@@ -681,7 +682,7 @@ func addSkill(d *spec.Descriptor) {
 
 func TestChecksListed(t *testing.T) {
 	var ids []string
-	for _, c := range artifact.Checks() {
+	for _, c := range conform.Checks() {
 		ids = append(ids, c.ID)
 		if c.Summary == "" || !strings.HasSuffix(c.Summary, ".") || c.Spec == "" {
 			t.Errorf("check %s lacks a one-sentence summary or a spec reference", c.ID)
@@ -694,12 +695,12 @@ func TestChecksListed(t *testing.T) {
 		"sbx-platform-floor", "sbx-persistent-env", "derived-provides", "merged-set", "merged-set-declarations",
 		"index-annotations"}
 	if diff := cmp.Diff(want, ids); diff != "" {
-		t.Errorf("artifact.Checks() mismatch (-want +got):\n%s", diff)
+		t.Errorf("conform.Checks() mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestCheckEmptyIndex(t *testing.T) {
-	rep, err := artifact.FromIndex(empty.Index).Check(context.Background())
+	rep, err := conform.Check(context.Background(), artifact.FromIndex(empty.Index))
 	if err != nil {
 		t.Fatal(err)
 	}

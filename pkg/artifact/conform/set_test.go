@@ -1,4 +1,4 @@
-package artifact_test
+package conform_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
+	"github.com/kitsmith/kitsmith/pkg/artifact/conform"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
 
@@ -104,7 +105,7 @@ func TestCheckMergedSet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := a.Check(ctx)
+			rep, err := conform.Check(ctx, a)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +115,7 @@ func TestCheckMergedSet(t *testing.T) {
 					t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Platform, f.Message)
 				}
 			}
-			if tt.contains != "" && !slices.ContainsFunc(rep.Findings, func(f artifact.Finding) bool { return strings.Contains(f.Message, tt.contains) }) {
+			if tt.contains != "" && !slices.ContainsFunc(rep.Findings, func(f conform.Finding) bool { return strings.Contains(f.Message, tt.contains) }) {
 				t.Errorf("no finding says %q", tt.contains)
 			}
 		})
@@ -127,16 +128,16 @@ func TestCheckMergedSetResolver(t *testing.T) {
 	set := mergedSet(t, host, nil, "tool", "hello")
 	tests := []struct {
 		name string
-		opts []artifact.CheckOption
+		opts []conform.Option
 		want []string
 	}{
 		{name: "in memory, no resolver", want: each("skip merged-set-declarations")},
-		{name: "in memory, registry resolver", opts: []artifact.CheckOption{artifact.WithKitResolver(artifact.RegistryResolver())}, want: []string{}},
-		{name: "a resolver that cannot reach the kits", opts: []artifact.CheckOption{artifact.WithKitResolver(failingResolver{})}, want: each("skip merged-set-declarations")},
+		{name: "in memory, registry resolver", opts: []conform.Option{conform.WithKitResolver(artifact.RegistryResolver())}, want: []string{}},
+		{name: "a resolver that cannot reach the kits", opts: []conform.Option{conform.WithKitResolver(failingResolver{})}, want: each("skip merged-set-declarations")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := artifact.FromIndex(set.Index(t)).Check(ctx, tt.opts...)
+			rep, err := conform.Check(ctx, artifact.FromIndex(set.Index(t)), tt.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package artifact
+package kitimage
 
 import (
 	"context"
@@ -15,95 +15,89 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// structure is an artifact's manifests, read once: the index (if any),
+// Structure is an artifact's manifests, read once: the index (if any),
 // every platform manifest, and what the index lists that is not one.
-type structure struct {
-	// index is nil for a single manifest.
-	index        *v1.IndexManifest
-	indexDigest  v1.Hash
-	indexType    types.MediaType
-	indexSize    int64
-	manifests    []*platformManifest
-	attestations []v1.Descriptor
-	// others are index entries that are neither platform manifests nor
+type Structure struct {
+	// Index is nil for a single manifest.
+	Index        *v1.IndexManifest
+	IndexDigest  v1.Hash
+	IndexType    types.MediaType
+	IndexSize    int64
+	Manifests    []*Manifest
+	Attestations []v1.Descriptor
+	// Others are index entries that are neither platform manifests nor
 	// attestation manifests (nested indexes, unknown media types).
-	others []v1.Descriptor
+	Others []v1.Descriptor
 }
 
-// platformManifest is one platform image of a kit.
-type platformManifest struct {
-	platform string
-	desc     v1.Descriptor // as listed in the index, or computed
-	img      v1.Image
-	manifest *v1.Manifest
-	config   []byte
-	cfgErr   error
+// Manifest is one platform image of a kit.
+type Manifest struct {
+	Platform  string
+	Desc      v1.Descriptor // as listed in the index, or computed
+	Img       v1.Image
+	Manifest  *v1.Manifest
+	Config    []byte
+	ConfigErr error
 }
 
-// annotations returns the manifest's annotations, never nil.
-func (m *platformManifest) annotations() map[string]string {
-	if m.manifest.Annotations == nil {
+// Annotations returns the manifest's annotations, never nil.
+func (m *Manifest) Annotations() map[string]string {
+	if m.Manifest.Annotations == nil {
 		return map[string]string{}
 	}
-	return m.manifest.Annotations
+	return m.Manifest.Annotations
 }
 
-// IsAttestation reports whether the index entry d is an attestation
-// manifest (BuildKit's provenance or SBOM) rather than a platform image:
-// its descriptor carries vnd.docker.reference.type "attestation-manifest"
-// (AnnotationReferenceType, ReferenceTypeAttestation), the marker BuildKit
-// writes and containerd, buildx and sbx read. It is the one rule build,
-// check, inspect and sign --recursive apply. The platform unknown/unknown
-// BuildKit gives attestations is not enough on its own: an entry with that
-// platform and no marker is not an attestation, and Check reports it.
+// IsAttestation is artifact.IsAttestation (documented there).
 func IsAttestation(d v1.Descriptor) bool {
 	return d.Annotations[AnnotationReferenceType] == ReferenceTypeAttestation
 }
 
-// unknownPlatform reports the platform unknown/unknown.
-func unknownPlatform(d v1.Descriptor) bool {
+// UnknownPlatform reports the platform unknown/unknown.
+func UnknownPlatform(d v1.Descriptor) bool {
 	return d.Platform != nil && d.Platform.OS == "unknown" && d.Platform.Architecture == "unknown"
 }
 
-// load reads the artifact's manifests and configs.
-func (a *Artifact) load(ctx context.Context) (*structure, error) {
-	if a == nil || (a.index == nil && a.image == nil) {
+// Load reads the manifests and configs of an artifact: of idx, or of img
+// when idx is nil.
+func Load(ctx context.Context, idx v1.ImageIndex, img v1.Image) (*Structure, error) {
+	if idx == nil && img == nil {
 		return nil, errors.New("artifact: no index or image; use Open, FromIndex or FromImage")
 	}
-	s := &structure{}
-	if a.image != nil {
-		m, err := readManifest(ctx, a.image, nil)
+	s := &Structure{}
+	if img != nil {
+		m, err := readManifest(ctx, img, nil)
 		if err != nil {
 			return nil, err
 		}
-		s.manifests = []*platformManifest{m}
+		s.Manifests = []*Manifest{m}
 		return s, nil
 	}
-	im, err := a.index.IndexManifest()
+	im, err := idx.IndexManifest()
 	if err != nil {
 		return nil, fmt.Errorf("reading the image index: %w", err)
 	}
-	if s.indexDigest, err = a.index.Digest(); err != nil {
+	if s.IndexDigest, err = idx.Digest(); err != nil {
 		return nil, fmt.Errorf("reading the image index: %w", err)
 	}
-	if s.indexType, err = a.index.MediaType(); err != nil {
+	if s.IndexType, err = idx.MediaType(); err != nil {
 		return nil, fmt.Errorf("reading the image index: %w", err)
 	}
-	if s.indexSize, err = a.index.Size(); err != nil {
+	if s.IndexSize, err = idx.Size(); err != nil {
 		return nil, fmt.Errorf("reading the image index: %w", err)
 	}
-	s.index = im
+	s.Index = im
 	for _, d := range im.Manifests {
 		switch {
 		case IsAttestation(d):
-			s.attestations = append(s.attestations, d)
-		case unknownPlatform(d):
-			s.others = append(s.others, d)
+			s.Attestations = append(s.Attestations, d)
+		case UnknownPlatform(d):
+			s.Others = append(s.Others, d)
 		case d.MediaType.IsImage() || d.MediaType == "":
-			if d.Size > maxManifestBytes {
-				return nil, fmt.Errorf("%w: manifest %s is %d bytes", ErrTooLarge, d.Digest, d.Size)
+			if d.Size > MaxManifestBytes {
+				return nil, fmt.Errorf("%w: manifest %s is %d bytes", errTooLarge, d.Digest, d.Size)
 			}
-			img, err := a.index.Image(d.Digest)
+			img, err := idx.Image(d.Digest)
 			if err != nil {
 				return nil, fmt.Errorf("reading manifest %s: %w", d.Digest, err)
 			}
@@ -111,9 +105,9 @@ func (a *Artifact) load(ctx context.Context) (*structure, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.manifests = append(s.manifests, m)
+			s.Manifests = append(s.Manifests, m)
 		default:
-			s.others = append(s.others, d)
+			s.Others = append(s.Others, d)
 		}
 	}
 	return s, nil
@@ -121,7 +115,7 @@ func (a *Artifact) load(ctx context.Context) (*structure, error) {
 
 // readManifest reads one image's manifest and config; listed is its
 // descriptor in the index, if it has one.
-func readManifest(ctx context.Context, img v1.Image, listed *v1.Descriptor) (*platformManifest, error) {
+func readManifest(ctx context.Context, img v1.Image, listed *v1.Descriptor) (*Manifest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -129,29 +123,29 @@ func readManifest(ctx context.Context, img v1.Image, listed *v1.Descriptor) (*pl
 	if err != nil {
 		return nil, fmt.Errorf("reading a manifest: %w", err)
 	}
-	pm := &platformManifest{img: img, manifest: m}
+	pm := &Manifest{Img: img, Manifest: m}
 	if listed != nil {
-		pm.desc = *listed
+		pm.Desc = *listed
 	} else {
-		if pm.desc.Digest, err = img.Digest(); err != nil {
+		if pm.Desc.Digest, err = img.Digest(); err != nil {
 			return nil, fmt.Errorf("reading a manifest: %w", err)
 		}
-		if pm.desc.MediaType, err = img.MediaType(); err != nil {
+		if pm.Desc.MediaType, err = img.MediaType(); err != nil {
 			return nil, fmt.Errorf("reading a manifest: %w", err)
 		}
-		if pm.desc.Size, err = img.Size(); err != nil {
+		if pm.Desc.Size, err = img.Size(); err != nil {
 			return nil, fmt.Errorf("reading a manifest: %w", err)
 		}
 	}
-	if m.Config.Size > maxConfigBytes {
-		pm.cfgErr = fmt.Errorf("%w: config %s is %d bytes", ErrTooLarge, m.Config.Digest, m.Config.Size)
+	if m.Config.Size > MaxConfigBytes {
+		pm.ConfigErr = fmt.Errorf("%w: config %s is %d bytes", errTooLarge, m.Config.Digest, m.Config.Size)
 	} else {
-		pm.config, pm.cfgErr = img.RawConfigFile()
-		if pm.cfgErr != nil && isIOError(pm.cfgErr) {
-			return nil, fmt.Errorf("reading config %s: %w", m.Config.Digest, pm.cfgErr)
+		pm.Config, pm.ConfigErr = img.RawConfigFile()
+		if pm.ConfigErr != nil && IsIOError(pm.ConfigErr) {
+			return nil, fmt.Errorf("reading config %s: %w", m.Config.Digest, pm.ConfigErr)
 		}
 	}
-	pm.platform = platformName(listed, pm.config)
+	pm.Platform = platformName(listed, pm.Config)
 	return pm, nil
 }
 
@@ -172,9 +166,9 @@ func platformName(listed *v1.Descriptor, config []byte) string {
 	return "unknown"
 }
 
-// samePlatform compares platform names, taking a missing variant as the
+// SamePlatform compares platform names, taking a missing variant as the
 // default one (arm64 is arm64/v8, amd64 is amd64/v1).
-func samePlatform(a, b string) bool {
+func SamePlatform(a, b string) bool {
 	pa, err1 := v1.ParsePlatform(a)
 	pb, err2 := v1.ParsePlatform(b)
 	if err1 != nil || err2 != nil {
@@ -193,9 +187,9 @@ func samePlatform(a, b string) bool {
 	return pa.OS == pb.OS && pa.Architecture == pb.Architecture && pa.Variant == pb.Variant
 }
 
-// isIOError reports an error of reaching content (network, file system,
+// IsIOError reports an error of reaching content (network, file system,
 // cancellation), as opposed to content that is wrong.
-func isIOError(err error) bool {
+func IsIOError(err error) bool {
 	var (
 		te     *transport.Error
 		netErr net.Error
@@ -207,7 +201,7 @@ func isIOError(err error) bool {
 }
 
 // tarLayerTypes are the layer media types that hold a filesystem tar.
-var tarLayerTypes = map[types.MediaType]bool{
+var TarLayerTypes = map[types.MediaType]bool{
 	types.OCILayer: true, types.OCILayerZStd: true, types.OCIUncompressedLayer: true,
 	types.OCIRestrictedLayer: true, types.OCIUncompressedRestrictedLayer: true,
 	types.DockerLayer: true, types.DockerUncompressedLayer: true, types.DockerForeignLayer: true,
@@ -231,21 +225,21 @@ func wantedFile(p string) int64 {
 	return 0
 }
 
-// readFS composes the image's layers, charging what it keeps to b. Layers
+// ReadFS composes the image's layers, charging what it keeps to b. Layers
 // that are not filesystem tars are passed over and reported in skipped. A
 // file a check reads through a symbolic link is fetched by a second pass
 // over the layer that holds it. Every layer read is verified against its
 // descriptor's digest and size and the config's diff_id.
-func (m *platformManifest) readFS(ctx context.Context, b *memBudget) (*layerFS, []int, error) {
-	layers, err := m.img.Layers()
+func (m *Manifest) ReadFS(ctx context.Context, b *Budget) (*FS, []int, error) {
+	layers, err := m.Img.Layers()
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing layers: %w", err)
 	}
-	diffIDs := configDiffIDs(m.config)
+	diffIDs := configDiffIDs(m.Config)
 	var skipped []int
-	f := newLayerFS(wantedFile, b)
+	f := NewFS(wantedFile, b)
 	for i, l := range layers {
-		if i < len(m.manifest.Layers) && !tarLayerTypes[m.manifest.Layers[i].MediaType] {
+		if i < len(m.Manifest.Layers) && !TarLayerTypes[m.Manifest.Layers[i].MediaType] {
 			skipped = append(skipped, i)
 			continue
 		}
@@ -256,26 +250,26 @@ func (m *platformManifest) readFS(ctx context.Context, b *memBudget) (*layerFS, 
 	// Files reached through links: capture the target entries.
 	need := map[int]map[string]int64{}
 	for _, p := range f.wantedPaths() {
-		n := f.lookup(p, true)
-		if n == nil || n.typ != typeReg || n.captured || n.tooLarge {
+		n := f.Lookup(p, true)
+		if n == nil || n.Type != TypeReg || n.Captured || n.TooLarge {
 			continue
 		}
-		if need[n.layer] == nil {
-			need[n.layer] = map[string]int64{}
+		if need[n.Layer] == nil {
+			need[n.Layer] = map[string]int64{}
 		}
-		need[n.layer][n.path()] = wantedFile(p)
+		need[n.Layer][n.Path()] = wantedFile(p)
 	}
 	for i, paths := range need {
-		scratch := newLayerFS(func(p string) int64 { return paths[p] }, b)
+		scratch := NewFS(func(p string) int64 { return paths[p] }, b)
 		if err := m.readLayer(ctx, scratch, layers[i], i, diffIDs); err != nil {
 			return nil, skipped, err
 		}
-		walk(scratch.root, func(n *fsNode) {
-			if !n.captured && !n.tooLarge {
+		Walk(scratch.Root, func(n *Node) {
+			if !n.Captured && !n.TooLarge {
 				return
 			}
-			if dst := f.lookup(n.path(), false); dst != nil && dst.layer == i && dst.typ == typeReg {
-				dst.content, dst.captured, dst.tooLarge = n.content, n.captured, n.tooLarge
+			if dst := f.Lookup(n.Path(), false); dst != nil && dst.Layer == i && dst.Type == TypeReg {
+				dst.Content, dst.Captured, dst.TooLarge = n.Content, n.Captured, n.TooLarge
 			}
 		})
 	}
@@ -298,17 +292,17 @@ func configDiffIDs(config []byte) []v1.Hash {
 
 // readLayer applies layer i to f, then reads the rest of the layer to
 // its end so its digest, size and diff_id are verified.
-func (m *platformManifest) readLayer(ctx context.Context, f *layerFS, l v1.Layer, i int, diffIDs []v1.Hash) error {
+func (m *Manifest) readLayer(ctx context.Context, f *FS, l v1.Layer, i int, diffIDs []v1.Hash) error {
 	var d v1.Descriptor
-	if i < len(m.manifest.Layers) {
-		d = m.manifest.Layers[i]
+	if i < len(m.Manifest.Layers) {
+		d = m.Manifest.Layers[i]
 	}
 	s, err := openLayer(l, d)
 	if err != nil {
 		return fmt.Errorf("reading layer %d: %w", i, err)
 	}
 	defer s.Close()
-	if err := f.apply(ctx, s, i); err != nil {
+	if err := f.Apply(ctx, s, i); err != nil {
 		return fmt.Errorf("reading layer %d: %w", i, err)
 	}
 	var want v1.Hash
@@ -323,10 +317,18 @@ func (m *platformManifest) readLayer(ctx context.Context, f *layerFS, l v1.Layer
 
 // wantedPaths lists the static paths checks read, plus the staged sources
 // of every stem.
-func (f *layerFS) wantedPaths() []string {
+func (f *FS) wantedPaths() []string {
 	out := []string{"/etc/passwd", "/etc/group", DpkgStatusPath, ApkInstalledPath}
-	for _, stem := range f.stems() {
-		out = append(out, stagedPath(stem, StagedDescriptor), stagedPath(stem, StagedRecipe))
+	for _, stem := range f.Stems() {
+		out = append(out, StagedPath(stem, StagedDescriptor), StagedPath(stem, StagedRecipe))
 	}
 	return out
+}
+
+// ManifestType is the manifest's own media type, or its descriptor's.
+func ManifestType(m *Manifest) types.MediaType {
+	if m.Manifest.MediaType != "" {
+		return m.Manifest.MediaType
+	}
+	return m.Desc.MediaType
 }
