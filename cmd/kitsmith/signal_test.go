@@ -30,6 +30,15 @@ func TestMain(m *testing.M) {
 // host:port.
 func hangingRegistry(t *testing.T) string {
 	t.Helper()
+	addr, _ := hangingRegistryAccepts(t)
+	return addr
+}
+
+// hangingRegistryAccepts is hangingRegistry with a channel that receives
+// once for each connection accepted.
+func hangingRegistryAccepts(t *testing.T) (string, <-chan struct{}) {
+	t.Helper()
+	accepted := make(chan struct{}, 100)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,9 +62,10 @@ func hangingRegistry(t *testing.T) string {
 			mu.Lock()
 			conns = append(conns, c)
 			mu.Unlock()
+			accepted <- struct{}{}
 		}
 	}()
-	return l.Addr().String()
+	return l.Addr().String(), accepted
 }
 
 // TestInterruptStops cancels commands blocked on a registry that never
@@ -103,7 +113,7 @@ func TestInterruptStops(t *testing.T) {
 // TestSignalStopsMain sends SIGTERM and SIGINT to the real main, blocked on
 // a registry that never answers.
 func TestSignalStopsMain(t *testing.T) {
-	reg := hangingRegistry(t)
+	reg, accepted := hangingRegistryAccepts(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "check", reg+"/kits/tool:1")
@@ -115,7 +125,18 @@ func TestSignalStopsMain(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			time.Sleep(500 * time.Millisecond)
+			// Signal once the child is waiting on the registry (its signal
+			// handling is set up by then), not after a fixed time, which a
+			// loaded machine can outlast.
+			select {
+			case <-accepted:
+			case err := <-done:
+				t.Fatalf("the child exited before reaching the registry: %v; stderr %q", err, stderr.String())
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("the child did not reach the registry in 30 s; stderr %q", stderr.String())
+			}
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
