@@ -187,6 +187,15 @@ func TestAuthorityDiff(t *testing.T) {
 		{"amd64 alone (look-alike)", []string{"--fail-on", "widening", "--platform", "linux/amd64", benign, split}, exitOK,
 			[]string{"0 widenings"}},
 	}
+	// A kit whose platforms disagree, where one kit is asked for: refused,
+	// with the flag that judges one platform.
+	if _, stderr, code := runCLI(t, "resolve", split); code != exitFindings ||
+		!strings.Contains(stderr, "its platforms carry different descriptors") || !strings.Contains(stderr, "hint: --platform judges one platform") {
+		t.Errorf("resolve of a split kit: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "resolve", "--platform", "linux/amd64", split); strings.Contains(stderr, "different descriptors") {
+		t.Errorf("resolve --platform of a split kit: exit %d\n%s", code, stderr)
+	}
 	runCmdCases(t, "diff", func() []cmdCase {
 		var out []cmdCase
 		for _, tc := range tests {

@@ -92,6 +92,8 @@ func (k *kitInputFlags) loadAll(ctx context.Context, input string, o review.Load
 	switch {
 	case err == nil:
 		return kits, nil
+	case errors.Is(err, review.ErrPlatformsDiffer):
+		return nil, &exitError{code: exitFindings, err: fmt.Errorf("%w\nhint: --platform judges one platform", err)}
 	case errors.As(err, &se), errors.As(err, &re):
 		return nil, &exitError{code: exitFindings, err: err}
 	}

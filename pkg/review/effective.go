@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -20,7 +21,18 @@ import (
 type RefusalError struct {
 	Kit     string
 	Reasons []string
+	// Err classifies the refusal where a caller can act on it
+	// (ErrPlatformsDiffer), or is nil.
+	Err error
 }
+
+// ErrPlatformsDiffer classifies a refusal of a kit whose platform
+// manifests carry different descriptors, where one kit was asked for:
+// judge one platform at a time.
+var ErrPlatformsDiffer = errors.New("the platforms carry different descriptors")
+
+// Unwrap returns the refusal's class, or nil.
+func (e *RefusalError) Unwrap() error { return e.Err }
 
 // Error names the kit and every reason.
 func (e *RefusalError) Error() string {
@@ -174,5 +186,6 @@ func onePlatformSet(name string, kits []*Kit) (*Kit, error) {
 		groups = append(groups, strings.Join(k.Platforms, ", "))
 	}
 	slices.Sort(groups)
-	return nil, &RefusalError{Kit: name, Reasons: []string{fmt.Sprintf("its platforms carry different descriptors (%s); judge one with --platform", strings.Join(groups, " | "))}}
+	return nil, &RefusalError{Kit: name, Err: ErrPlatformsDiffer,
+		Reasons: []string{fmt.Sprintf("its platforms carry different descriptors (%s); judge one platform at a time", strings.Join(groups, " | "))}}
 }
