@@ -3,48 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
-
 	"github.com/kitsmith/kitsmith/pkg/artifact"
+	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 )
-
-// conditionalTagRegistry is go-containerregistry's registry honouring
-// conditional tag writes (If-Match, If-None-Match: *) with 412.
-func conditionalTagRegistry(t *testing.T) string {
-	t.Helper()
-	reg := registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0)))
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		match, none := r.Header.Get("If-Match"), r.Header.Get("If-None-Match")
-		if r.Method != http.MethodPut || match == "" && none == "" {
-			reg.ServeHTTP(w, r)
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		head := httptest.NewRecorder()
-		reg.ServeHTTP(head, httptest.NewRequestWithContext(r.Context(), http.MethodHead, r.URL.Path, nil))
-		current := ""
-		if head.Code == http.StatusOK {
-			current = `"` + head.Header().Get("Docker-Content-Digest") + `"`
-		}
-		if none == "*" && current != "" || match != "" && match != current {
-			w.WriteHeader(http.StatusPreconditionFailed)
-			return
-		}
-		reg.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().String()
-}
 
 // TestPublishRace runs two publishes of different kits to one tag at once,
 // five times. On a registry that honours conditional writes at most one
@@ -53,7 +18,7 @@ func conditionalTagRegistry(t *testing.T) string {
 // tag holds the digest of a run that said published (the last writer,
 // which read its own digest back).
 func TestPublishRace(t *testing.T) {
-	regs := map[string]string{"conditional": conditionalTagRegistry(t), "unconditional": junkRegistries(t)["referrers-api"]}
+	regs := map[string]string{"conditional": at.ConditionalRegistry(t), "unconditional": junkRegistries(t)["referrers-api"]}
 	for name, reg := range regs {
 		t.Run(name, func(t *testing.T) {
 			for i := range 5 {

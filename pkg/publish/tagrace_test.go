@@ -3,56 +3,18 @@ package publish
 import (
 	"context"
 	"errors"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/kitsmith/kitsmith/pkg/artifact"
 	at "github.com/kitsmith/kitsmith/pkg/artifact/artifacttest"
 	"github.com/kitsmith/kitsmith/pkg/spec"
 )
-
-// conditionalRegistry is go-containerregistry's registry honouring
-// conditional tag writes (If-Match with the tag's digest, If-None-Match:
-// *) with 412, as RFC 9110 and opencontainers/distribution-spec#251
-// describe them.
-func conditionalRegistry(t *testing.T) string {
-	t.Helper()
-	reg := registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0)))
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		match, none := r.Header.Get("If-Match"), r.Header.Get("If-None-Match")
-		if r.Method != http.MethodPut || !strings.Contains(r.URL.Path, "/manifests/") || match == "" && none == "" {
-			reg.ServeHTTP(w, r)
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		head := httptest.NewRecorder()
-		reg.ServeHTTP(head, httptest.NewRequestWithContext(r.Context(), http.MethodHead, r.URL.Path, nil))
-		current := ""
-		if head.Code == http.StatusOK {
-			current = `"` + head.Header().Get("Docker-Content-Digest") + `"`
-		}
-		if none == "*" && current != "" || match != "" && match != current {
-			w.WriteHeader(http.StatusPreconditionFailed)
-			return
-		}
-		reg.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().String()
-}
 
 // racingRegistry is NewRegistry's registry with another publish racing
 // for the same tag: it points the tag at racer just before (before) or
@@ -110,7 +72,7 @@ func (t *racingTarget) TagIf(ctx context.Context, d v1.Descriptor, prev *v1.Hash
 // (distribution, go-containerregistry's) takes it and the read-back
 // confirms it. With no race the tag is written and read back.
 func TestRunTagRace(t *testing.T) {
-	regs := map[string]string{"referrers-api": at.Registry(t, true), "conditional": conditionalRegistry(t)}
+	regs := map[string]string{"referrers-api": at.Registry(t, true), "conditional": at.ConditionalRegistry(t)}
 	if r := os.Getenv("KITSMITH_TEST_REGISTRY"); r != "" {
 		regs["distribution"] = r
 	} else if os.Getenv("KITSMITH_INTEGRATION") == "1" {

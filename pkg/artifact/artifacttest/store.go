@@ -5,10 +5,13 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -33,6 +36,39 @@ func Registry(t testing.TB, referrers bool) string {
 		t.Fatal(err)
 	}
 	return u.Host
+}
+
+// ConditionalRegistry is Registry (with the referrers API) honouring
+// conditional manifest writes as a registry that supports them does: a
+// PUT with If-Match "<digest>" or If-None-Match: * is answered 412 when
+// the tag does not hold that digest (or exists). Distribution ignores
+// both headers. It returns host:port.
+func ConditionalRegistry(t testing.TB) string {
+	t.Helper()
+	reg := registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0)))
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		match, none := r.Header.Get("If-Match"), r.Header.Get("If-None-Match")
+		if r.Method != http.MethodPut || !strings.Contains(r.URL.Path, "/manifests/") || match == "" && none == "" {
+			reg.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		head := httptest.NewRecorder()
+		reg.ServeHTTP(head, httptest.NewRequestWithContext(r.Context(), http.MethodHead, r.URL.Path, nil))
+		current := ""
+		if head.Code == http.StatusOK {
+			current = `"` + head.Header().Get("Docker-Content-Digest") + `"`
+		}
+		if none == "*" && current != "" || match != "" && match != current {
+			w.WriteHeader(http.StatusPreconditionFailed)
+			return
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
 }
 
 // Push writes idx to ref and returns ref pinned by digest
