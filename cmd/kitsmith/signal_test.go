@@ -113,45 +113,51 @@ func TestInterruptStops(t *testing.T) {
 // TestSignalStopsMain sends SIGTERM and SIGINT to the real main, blocked on
 // a registry that never answers.
 func TestSignalStopsMain(t *testing.T) {
-	reg, accepted := hangingRegistryAccepts(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "check", reg+"/kits/tool:1")
-			cmd.Env = append(os.Environ(), "KITSMITH_TEST_MAIN=1")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			// Signal once the child is waiting on the registry (its signal
-			// handling is set up by then), not after a fixed time, which a
-			// loaded machine can outlast.
-			select {
-			case <-accepted:
-			case err := <-done:
-				t.Fatalf("the child exited before reaching the registry: %v; stderr %q", err, stderr.String())
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("the child did not reach the registry in 30 s; stderr %q", stderr.String())
-			}
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != exitUsage || stdout.Len() > 0 {
-					t.Errorf("%v: %v, stdout %q, stderr %q; want exit 2 and no stdout", sig, err, stdout.String(), stderr.String())
-				}
-			case <-time.After(time.Second):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("still running a second after %v; stderr %q", sig, stderr.String())
-			}
+			reg, accepted := hangingRegistryAccepts(t) // one per child: an accept is this child's
+			signalWhileWaiting(t, exec.Command(os.Args[0], "check", reg+"/kits/tool:1"), accepted, sig)
 		})
+	}
+}
+
+// signalWhileWaiting runs the real main as cmd, sends it sig once it is
+// waiting on a hanging server (a receive on accepted), and checks that it
+// exits 2 within a second with nothing on stdout. It signals on the
+// accept, not after a fixed time, which a loaded machine can outlast
+// before the child has set up its signal handling.
+func signalWhileWaiting(t *testing.T, cmd *exec.Cmd, accepted <-chan struct{}, sig syscall.Signal) {
+	t.Helper()
+	cmd.Env = append(os.Environ(), "KITSMITH_TEST_MAIN=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-accepted:
+	case err := <-done:
+		t.Fatalf("the child exited before reaching the hanging server: %v; stderr %q", err, stderr.String())
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("the child did not reach the hanging server in 30 s; stderr %q", stderr.String())
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitUsage || stdout.Len() > 0 {
+			t.Errorf("%v: %v, stdout %q, stderr %q; want exit 2 and no stdout", sig, err, stdout.String(), stderr.String())
+		}
+	case <-time.After(time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running a second after %v; stderr %q", sig, stderr.String())
 	}
 }
 
